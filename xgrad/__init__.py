@@ -1,0 +1,18 @@
+"""xgrad: composable function transforms for automatic differentiation on
+array API backends (numpy, cupy, array_api_strict, ...), in the JAX style.
+
+>>> import xgrad, xgrad.numpy as xnp
+>>> float(xgrad.grad(lambda x: x ** 3)(2.0))
+12.0
+"""
+from . import numpy
+from . import numpy as xp
+from . import tree
+from .core import LeakedTracerError, Zero
+from .transforms.jvp import jvp
+from .transforms.vjp import vjp, grad, value_and_grad
+from .transforms.derived import jacfwd, jacrev, hessian, hvp, linearize
+
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev",
+           "hessian", "hvp", "numpy", "xp", "tree", "LeakedTracerError"]
+__version__ = "0.1.0"

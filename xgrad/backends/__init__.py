@@ -1,0 +1,239 @@
+"""Backend dispatch: which array namespace an operation runs on.
+
+``namespace(*xs)`` returns the array API namespace of the arrays among ``xs``
+(through ``array_api_compat``), cached by ``type(x)`` because
+``array_namespace`` costs about a microsecond a call. Python scalars are weak
+and have no namespace; with no array at all the default backend (numpy) is
+used. Two different backends in one operation is an error.
+
+Backend quirks live in ``_<name>.py`` beside this file and nowhere else.
+"""
+from __future__ import annotations
+
+import array_api_compat
+
+__all__ = ["namespace", "default_namespace", "dtype_in", "to_array",
+           "is_inexact", "is_float", "is_complex", "SCALAR_TYPES", "backend_of"]
+
+SCALAR_TYPES = (bool, int, float, complex)
+_by_type: dict = {t: None for t in SCALAR_TYPES}
+_quirks: dict = {}
+
+
+def _lookup(x):
+    t = type(x)
+    try:
+        xp = array_api_compat.array_namespace(x)
+    except TypeError:
+        raise TypeError(
+            f"xgrad can't operate on a value of type {t.__module__}.{t.__qualname__}: "
+            f"expected an array of an array API backend (numpy, cupy, "
+            f"array_api_strict, ...), a Python scalar, or a traced value") from None
+    _by_type[t] = xp
+    return xp
+
+
+def namespace(*xs):
+    """Array namespace of the arrays in ``xs`` (default backend if none)."""
+    xp = None
+    get = _by_type.get
+    for x in xs:
+        ns = get(type(x), False)
+        if ns is None:
+            continue
+        if ns is False:
+            if isinstance(x, SCALAR_TYPES):  # numpy scalars are arrays; bool subclasses
+                continue
+            ns = _lookup(x)
+        if xp is None:
+            xp = ns
+        elif ns is not xp:
+            raise TypeError(
+                f"arguments come from two array backends ({xp.__name__} and "
+                f"{ns.__name__}); move them to one backend first")
+    return xp if xp is not None else default_namespace()
+
+
+_default = []
+
+
+def default_namespace():
+    if not _default:
+        import array_api_compat.numpy as np_compat
+        _default.append(np_compat)
+    return _default[0]
+
+
+def backend_of(x):
+    """Namespace of one value, looking through tracers."""
+    from ..core import Tracer
+    while isinstance(x, Tracer):
+        x = x.primal
+    return namespace(x)
+
+
+# --------------------------------------------------------------------------
+# dtypes across backends: the same dtype has a different object per backend
+
+_DTYPE_NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                "uint32", "uint64", "float32", "float64", "complex64", "complex128")
+_dtype_cache: dict = {}
+
+
+def _dtype_name(dt):
+    name = getattr(dt, "name", None)           # numpy / cupy dtypes
+    if name in _DTYPE_NAMES:
+        return name
+    if isinstance(dt, type):                   # numpy scalar types (np.float32)
+        name = getattr(dt, "__name__", None)
+        if name in _DTYPE_NAMES:
+            return name
+        if name == "bool_":
+            return "bool"
+    s = str(dt).rsplit(".", 1)[-1]            # array_api_strict.float32
+    if s in _DTYPE_NAMES:
+        return s
+    raise TypeError(f"unknown dtype {dt!r}")
+
+
+def dtype_in(xp, dt):
+    """The dtype object of backend ``xp`` that has the same name as ``dt``."""
+    if dt is None:
+        return None
+    key = (xp, dt)
+    try:
+        return _dtype_cache[key]
+    except KeyError:
+        pass
+    except TypeError:  # unhashable dtype spec
+        key = None
+    if isinstance(dt, str):
+        name = dt
+    elif dt is float or dt is int or dt is complex or dt is bool:
+        name = {float: "float64", int: "int64", complex: "complex128", bool: "bool"}[dt]
+    else:
+        name = _dtype_name(dt)
+    res = getattr(xp, name)
+    if key is not None:
+        _dtype_cache[key] = res
+    return res
+
+
+_kind_cache: dict = {}
+
+
+def _kind(dt):
+    try:
+        return _kind_cache[dt]
+    except KeyError:
+        name = _dtype_name(dt)
+        k = "c" if name.startswith("complex") else "f" if name.startswith("float") else "i"
+        _kind_cache[dt] = k
+        return k
+
+
+def is_inexact(dt):
+    """True for real and complex floating dtypes."""
+    return _kind(dt) != "i"
+
+
+def is_float(dt):
+    return _kind(dt) == "f"
+
+
+def is_complex(dt):
+    return _kind(dt) == "c"
+
+
+def to_array(x, xp=None):
+    """Normalise a value at the API boundary: numpy scalars become 0-d arrays,
+    Python floats become 0-d arrays of the default float dtype."""
+    t = type(x)
+    if t in SCALAR_TYPES:
+        xp = xp or default_namespace()
+        return xp.asarray(x)
+    q = _quirks.get(t, False)
+    if q is False:
+        from . import _numpy
+        q = _numpy.to_array if _numpy.is_numpy_scalar(x) else None
+        _quirks[t] = q
+    return q(x) if q is not None else x
+
+
+# --------------------------------------------------------------------------
+# scatter operations (the array API standard has no scatter-add)
+
+def _quirk(xp, name):
+    key = (id(xp), name)
+    try:
+        return _quirks[key]
+    except KeyError:
+        fn = None
+        mod = getattr(xp, "__name__", "")
+        if "numpy" in mod and "strict" not in mod:
+            from . import _numpy
+            fn = getattr(_numpy, name, None)
+        elif "cupy" in mod:
+            from . import _cupy
+            fn = getattr(_cupy, name, None)
+        _quirks[key] = fn
+        return fn
+
+
+def _is_int_array(i):
+    return hasattr(i, "shape") and hasattr(i, "dtype") and not isinstance(i, (bool, int))
+
+
+def index_set(xp, x, idx, v):
+    """``x`` with ``x[idx] = v`` (a copy; ``x`` is never written)."""
+    q = _quirk(xp, "index_set")
+    if q is not None:
+        return q(x, idx, v)
+    out = xp.asarray(x, copy=True)
+    out[idx] = v
+    return out
+
+
+def index_add(xp, x, idx, v):
+    """``x`` with ``v`` added at ``idx``; repeated indices accumulate."""
+    q = _quirk(xp, "index_add")
+    if q is not None:
+        return q(x, idx, v)
+    out = xp.asarray(x, copy=True)
+    parts = idx if isinstance(idx, tuple) else (idx,)
+    arrays = [i for i, p in enumerate(parts) if _is_int_array(p) and not _is_bool(xp, p)]
+    if not arrays:
+        out[idx] = out[idx] + v
+        return out
+    return _index_add_onehot(xp, out, parts, arrays, v)
+
+
+def _is_bool(xp, a):
+    return a.dtype == xp.bool
+
+
+def _index_add_onehot(xp, out, parts, arrays, v):
+    """Generic scatter-add for one integer index array among full slices:
+    a one-hot matrix product (O(n k)), for backends without a scatter."""
+    if len(arrays) != 1 or any(not (p == slice(None)) for i, p in enumerate(parts)
+                               if i != arrays[0]) or any(p is Ellipsis for p in parts):
+        raise NotImplementedError(
+            f"{xp.__name__}: the derivative of this indexing expression needs a "
+            f"scatter-add, which this backend lacks; use one integer index array "
+            f"(or xgrad.numpy.take) on it, or a numpy/cupy array")
+    p = arrays[0]
+    arr = parts[p]
+    n = out.shape[p]
+    k = arr.size
+    flat_idx = xp.reshape(arr, (k,))
+    flat_idx = xp.where(flat_idx < 0, flat_idx + n, flat_idx)
+    onehot = xp.astype(flat_idx[:, None] == xp.arange(n)[None, :], out.dtype)
+    sub_shape = out.shape[:p] + tuple(arr.shape) + out.shape[p + 1:]
+    v = xp.broadcast_to(xp.asarray(v, dtype=out.dtype), sub_shape)
+    lead = tuple(range(p, p + arr.ndim))
+    rest = tuple(i for i in range(v.ndim) if i not in lead)
+    vt = xp.reshape(xp.permute_dims(v, lead + rest), (k,) + tuple(v.shape[i] for i in rest))
+    contrib = xp.tensordot(xp.permute_dims(onehot, (1, 0)), vt, axes=1)  # (n, rest...)
+    axes = list(range(1, contrib.ndim))
+    axes.insert(p, 0)
+    return out + xp.permute_dims(contrib, tuple(axes))

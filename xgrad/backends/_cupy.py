@@ -1,0 +1,9 @@
+"""cupy quirks: scatter-add comes from cupyx."""
+
+
+def index_add(x, idx, v):
+    import cupy
+    import cupyx
+    out = cupy.array(x, copy=True)
+    cupyx.scatter_add(out, idx, v)
+    return out

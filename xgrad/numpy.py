@@ -1,0 +1,849 @@
+"""``xgrad.numpy`` (alias ``xgrad.xp``): an array API namespace whose every
+function works on plain backend arrays and on traced values alike.
+
+Primitive operations are generated from the rule table (``xgrad/rules``);
+everything else here is a composite of them (``mean``, ``var``, ``clip``,
+``tensordot``, ...) and needs no rules of its own. The operator dunders and
+array attributes of traced values are attached at the bottom.
+
+To add an operation: add a row to the table (a primitive) or write a
+composite here; see ``rules/__init__.py``.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+import sys
+import types
+
+import array_api_compat
+
+from .core import RULES, Tracer, bind, concrete
+from .backends import (SCALAR_TYPES, backend_of, default_namespace, dtype_in,
+                       namespace)
+
+__array_api_version__ = "2024.12"
+
+_np = default_namespace()
+
+# ----- dtypes and constants (of the default backend, numpy) -----
+bool = _np.bool          # noqa: A001
+int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
+uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
+float32, float64 = _np.float32, _np.float64
+complex64, complex128 = _np.complex64, _np.complex128
+e, inf, nan, pi = math.e, math.inf, math.nan, math.pi
+newaxis = None
+
+_DTYPE_NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                "uint64", "float32", "float64", "complex64", "complex128")
+
+# the rule tables register their primitives on import (they use this module
+# lazily, inside rule bodies, so the cycle is harmless)
+from .rules import elementwise as _r1, reductions as _r2, shape as _r3  # noqa: E402,F401
+from .rules import indexing as _r4, linalg as _r5  # noqa: E402,F401
+
+_P = RULES
+
+
+# --------------------------------------------------------------------------
+# elementwise functions, generated from the table
+
+def _unary(name):
+    p = _P[name]
+
+    def f(x, /):
+        return bind(p, x)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"Elementwise ``{name}`` (array API); differentiable: {p.jvp is not None}."
+    return f
+
+
+def _binary(name):
+    p = _P[name]
+
+    def f(x1, x2, /):
+        return bind(p, x1, x2)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"Elementwise ``{name}`` (array API, broadcasting); differentiable: {p.jvp is not None}."
+    return f
+
+
+_UNARY = ("abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "bitwise_invert", "ceil",
+          "conj", "cos", "cosh", "exp", "expm1", "floor", "imag", "isfinite", "isinf", "isnan",
+          "log", "log1p", "log2", "log10", "logical_not", "negative", "positive", "real",
+          "reciprocal", "sign", "signbit", "sin", "sinh", "sqrt", "square", "tan", "tanh", "trunc")
+_BINARY = ("add", "atan2", "bitwise_and", "bitwise_left_shift", "bitwise_or",
+           "bitwise_right_shift", "bitwise_xor", "copysign", "divide", "equal", "floor_divide",
+           "greater", "greater_equal", "hypot", "less", "less_equal", "logaddexp", "logical_and",
+           "logical_or", "logical_xor", "maximum", "minimum", "multiply", "nextafter",
+           "not_equal", "pow", "remainder", "subtract")
+for _n in _UNARY:
+    globals()[_n] = _unary(_n)
+for _n in _BINARY:
+    globals()[_n] = _binary(_n)
+del _n
+
+_round_p = _P["round"]
+
+
+def round(x, /):  # noqa: A001
+    """Round half to even (array API ``round``); zero derivative."""
+    return bind(_round_p, x)
+
+
+_where_p = _P["where"]
+
+
+def where(condition, x1, x2, /):
+    """Elementwise select; differentiable in ``x1`` and ``x2``."""
+    return bind(_where_p, condition, x1, x2)
+
+
+def clip(x, /, min=None, max=None):  # noqa: A002
+    """Clamp ``x`` to [min, max]. As in JAX (minimum of maximum), a value
+    exactly at a bound gets half the derivative."""
+    if min is not None:
+        x = maximum(x, min)
+    if max is not None:
+        x = minimum(x, max)
+    return x
+
+
+# --------------------------------------------------------------------------
+# helpers for axes
+
+def _ndim(x):
+    return builtins.len(x.shape) if not type(x) in SCALAR_TYPES else 0
+
+
+def _norm_axis(axis, ndim, fname="axis"):
+    """None, or a sorted tuple of distinct non-negative axes."""
+    if axis is None:
+        return None
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    out = []
+    for a in axes:
+        a = operator_index(a)
+        if not -ndim <= a < builtins.max(ndim, 1):
+            raise ValueError(f"{fname}={axis!r} is out of range for an array with {ndim} dimension(s)")
+        out.append(a % ndim if ndim else 0)
+    if builtins.len(set(out)) != builtins.len(out):
+        raise ValueError(f"{fname}={axis!r} repeats an axis")
+    return tuple(sorted(out))
+
+
+def operator_index(a):
+    import operator
+    return operator.index(a)
+
+
+# --------------------------------------------------------------------------
+# reductions
+
+_sum_p, _prod_p, _max_p, _min_p = _P["sum"], _P["prod"], _P["max"], _P["min"]
+
+
+def sum(x, /, *, axis=None, dtype=None, keepdims=False):  # noqa: A001
+    """Sum over ``axis`` (all axes by default)."""
+    return bind(_sum_p, x, axis=_norm_axis(axis, _ndim(x)), dtype=dtype, keepdims=keepdims)
+
+
+def prod(x, /, *, axis=None, dtype=None, keepdims=False):
+    """Product over ``axis``; the derivative is exact where entries are zero."""
+    return bind(_prod_p, x, axis=_norm_axis(axis, _ndim(x)), dtype=dtype, keepdims=keepdims)
+
+
+def max(x, /, *, axis=None, keepdims=False):  # noqa: A001
+    """Maximum over ``axis``; tied maxima share the derivative equally (JAX)."""
+    return bind(_max_p, x, axis=_norm_axis(axis, _ndim(x)), keepdims=keepdims)
+
+
+def min(x, /, *, axis=None, keepdims=False):  # noqa: A001
+    """Minimum over ``axis``; tied minima share the derivative equally (JAX)."""
+    return bind(_min_p, x, axis=_norm_axis(axis, _ndim(x)), keepdims=keepdims)
+
+
+def _count(x, axis):
+    n = 1
+    for a in (range(_ndim(x)) if axis is None else axis):
+        n *= x.shape[a]
+    return n
+
+
+def mean(x, /, *, axis=None, keepdims=False):
+    """Arithmetic mean over ``axis``."""
+    ax = _norm_axis(axis, _ndim(x))
+    return sum(x, axis=ax, keepdims=keepdims) / _count(x, ax)
+
+
+def var(x, /, *, axis=None, correction=0.0, keepdims=False):
+    """Variance over ``axis`` with ``correction`` degrees of freedom removed."""
+    ax = _norm_axis(axis, _ndim(x))
+    d = x - mean(x, axis=ax, keepdims=True)
+    return sum(d * d, axis=ax, keepdims=keepdims) / builtins.max(_count(x, ax) - correction, 0)
+
+
+def std(x, /, *, axis=None, correction=0.0, keepdims=False):
+    """Standard deviation over ``axis``."""
+    return sqrt(var(x, axis=axis, correction=correction, keepdims=keepdims))
+
+
+def _arg_reduce(p):
+    def f(x, /, *, axis=None, keepdims=False):
+        return bind(p, x, axis=axis, keepdims=keepdims)
+    f.__name__ = p.name
+    return f
+
+
+argmax, argmin = _arg_reduce(_P["argmax"]), _arg_reduce(_P["argmin"])
+all, any = _arg_reduce(_P["all"]), _arg_reduce(_P["any"])  # noqa: A001
+
+
+def _all_any_axis(f):
+    def g(x, /, *, axis=None, keepdims=False):
+        return f(x, axis=_norm_axis(axis, _ndim(x)), keepdims=keepdims)
+    g.__name__ = f.__name__
+    return g
+
+
+all, any = _all_any_axis(all), _all_any_axis(any)  # noqa: A001
+_cumsum_p = _P["cumulative_sum"]
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    """Cumulative sum along ``axis`` (required unless ``x`` is 1-D)."""
+    if axis is None:
+        if _ndim(x) != 1:
+            raise ValueError("cumulative_sum: axis is required for arrays with ndim != 1")
+        axis = 0
+    axis = _norm_axis(axis, _ndim(x))[0]
+    if dtype is not None:
+        x = astype(x, dtype)
+    return bind(_cumsum_p, x, axis=axis, include_initial=include_initial)
+
+
+# --------------------------------------------------------------------------
+# shape manipulation
+
+_reshape_p, _permute_p, _bcast_p = _P["reshape"], _P["permute_dims"], _P["broadcast_to"]
+_flip_p, _roll_p, _concat_p, _astype_p = _P["flip"], _P["roll"], _P["concat"], _P["astype"]
+
+
+def reshape(x, /, shape, *, copy=None):
+    """Reshape (one ``-1`` allowed)."""
+    shape = (shape,) if isinstance(shape, int) else tuple(operator_index(s) for s in shape)
+    if -1 in shape:
+        known = 1
+        for s in shape:
+            if s != -1:
+                known *= s
+        size = math.prod(x.shape)
+        shape = tuple(size // known if known else 0 if s == -1 else s for s in shape)
+    if tuple(x.shape) == shape and isinstance(x, Tracer):
+        return x
+    return bind(_reshape_p, x, shape=shape)
+
+
+def permute_dims(x, /, axes):
+    """Permute the axes of ``x``."""
+    nd = _ndim(x)
+    axes = tuple(operator_index(a) % nd for a in axes) if nd else tuple(axes)
+    if sorted(axes) != list(range(nd)):
+        raise ValueError(f"permute_dims: axes={axes!r} is not a permutation of {nd} axes")
+    return bind(_permute_p, x, axes=axes)
+
+
+def matrix_transpose(x, /):
+    """Swap the last two axes."""
+    nd = _ndim(x)
+    if nd < 2:
+        raise ValueError("matrix_transpose needs an array with at least 2 dimensions")
+    return permute_dims(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+
+
+def broadcast_to(x, /, shape):
+    """Broadcast ``x`` to ``shape``."""
+    shape = tuple(shape)
+    if tuple(x.shape) == shape:
+        return x
+    return bind(_bcast_p, x, shape=shape)
+
+
+def broadcast_arrays(*arrays):
+    shape = broadcast_shapes(*[a.shape for a in arrays])
+    return [broadcast_to(a, shape) for a in arrays]
+
+
+def broadcast_shapes(*shapes):
+    nd = builtins.max((builtins.len(s) for s in shapes), default=0)
+    out = []
+    for i in range(nd):
+        dims = {s[builtins.len(s) - nd + i] for s in shapes if builtins.len(s) - nd + i >= 0}
+        dims.discard(1)
+        if builtins.len(dims) > 1:
+            raise ValueError(f"shapes {shapes} can't be broadcast together")
+        out.append(dims.pop() if dims else 1)
+    return tuple(out)
+
+
+def expand_dims(x, /, *, axis=0):
+    """Insert a size-1 axis at ``axis``."""
+    nd = _ndim(x) + 1
+    if not -nd <= axis < nd:
+        raise ValueError(f"expand_dims: axis={axis} is out of range for {nd - 1} dimension(s)")
+    axis %= nd
+    shape = tuple(x.shape)
+    return reshape(x, shape[:axis] + (1,) + shape[axis:])
+
+
+def squeeze(x, /, axis):
+    """Remove size-1 axes ``axis``."""
+    ax = _norm_axis(axis, _ndim(x))
+    for a in ax:
+        if x.shape[a] != 1:
+            raise ValueError(f"squeeze: axis {a} has size {x.shape[a]}, not 1")
+    return reshape(x, tuple(n for i, n in enumerate(x.shape) if i not in ax))
+
+
+def flip(x, /, *, axis=None):
+    """Reverse the order of elements along ``axis``."""
+    ax = _norm_axis(axis, _ndim(x))
+    return bind(_flip_p, x, axis=ax)
+
+
+def roll(x, /, shift, *, axis=None):
+    """Roll elements along ``axis``."""
+    if isinstance(shift, list):
+        shift = tuple(shift)
+    if isinstance(axis, list):
+        axis = tuple(axis)
+    return bind(_roll_p, x, shift=shift, axis=axis)
+
+
+def concat(arrays, /, *, axis=0):
+    """Join arrays along an existing axis (``axis=None`` flattens first)."""
+    arrays = tuple(arrays)
+    if not arrays:
+        raise ValueError("concat: need at least one array")
+    if axis is not None:
+        axis = _norm_axis(axis, _ndim(arrays[0]))[0]
+    return bind(_concat_p, *arrays, axis=axis)
+
+
+def stack(arrays, /, *, axis=0):
+    """Join arrays along a new axis."""
+    arrays = tuple(arrays)
+    if not arrays:
+        raise ValueError("stack: need at least one array")
+    return concat([expand_dims(a, axis=axis) for a in arrays], axis=axis)
+
+
+def astype(x, dtype, /, *, copy=True, device=None):
+    """Cast to ``dtype``. A cast to an integer dtype has no derivative."""
+    if device is not None:
+        x = to_device(x, device)
+    return bind(_astype_p, x, dtype=dtype, copy=copy)
+
+
+def to_device(x, device, /, *, stream=None):
+    if isinstance(x, Tracer):
+        cur = array_api_compat.device(concrete(x))
+        if device == cur:
+            return x
+        raise NotImplementedError("to_device on a traced value across devices is not supported yet")
+    return array_api_compat.to_device(x, device, stream=stream)
+
+
+_tril_p, _triu_p = _P["tril"], _P["triu"]
+
+
+def tril(x, /, *, k=0):
+    return bind(_tril_p, x, k=k)
+
+
+def triu(x, /, *, k=0):
+    return bind(_triu_p, x, k=k)
+
+
+# --------------------------------------------------------------------------
+# indexing
+
+_getitem_p, _index_add_p, _index_set_p = _P["getitem"], _P["index_add"], _P["index_set"]
+
+
+def _norm_index(idx):
+    """Make an index static: traced index arrays become their concrete values
+    (an index has no derivative); lists become arrays."""
+    parts = idx if isinstance(idx, tuple) else (idx,)
+    out = []
+    for p in parts:
+        if isinstance(p, Tracer):
+            p = concrete(p)
+        elif isinstance(p, list):
+            p = default_namespace().asarray(p)
+        out.append(p)
+    return tuple(out) if isinstance(idx, tuple) else out[0]
+
+
+def _getitem(x, idx):
+    return bind(_getitem_p, x, idx=_norm_index(idx))
+
+
+def _index_add(x, v, idx):
+    return bind(_index_add_p, x, v, idx=idx)
+
+
+def _index_set(x, v, idx):
+    return bind(_index_set_p, x, v, idx=idx)
+
+
+def take(x, indices, /, *, axis=None):
+    """Elements of ``x`` at integer ``indices`` along ``axis``."""
+    if axis is None:
+        if _ndim(x) != 1:
+            raise ValueError("take: axis is required for arrays with ndim != 1")
+        axis = 0
+    axis = _norm_axis(axis, _ndim(x))[0]
+    return _getitem(x, (slice(None),) * axis + (_norm_index(indices),))
+
+
+def take_along_axis(x, indices, /, *, axis=-1):
+    nd = _ndim(x)
+    axis = _norm_axis(axis, nd)[0]
+    indices = _norm_index(indices)
+    xp = backend_of(x)
+    idx = []
+    for i in range(nd):
+        if i == axis:
+            idx.append(indices)
+        else:
+            shape = [1] * nd
+            shape[i] = x.shape[i]
+            idx.append(xp.reshape(xp.arange(x.shape[i]), tuple(shape)))
+    return _getitem(x, tuple(idx))
+
+
+def _unbroadcast(g, shape):
+    """Sum ``g`` down to ``shape`` (the transpose of broadcasting)."""
+    shape = tuple(shape)
+    gshape = tuple(g.shape)
+    if gshape == shape:
+        return g
+    lead = builtins.len(gshape) - builtins.len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
+                                      if n == 1 and gshape[lead + i] != 1)
+    if axes:
+        g = sum(g, axis=axes, keepdims=True)
+    return reshape(g, shape)
+
+
+# --------------------------------------------------------------------------
+# linear algebra in the main namespace
+
+_matmul_p = _P["matmul"]
+
+
+def matmul(x1, x2, /):
+    """Matrix product with broadcasting over leading axes (``@``)."""
+    if _ndim(x1) == 0 or _ndim(x2) == 0:
+        raise ValueError("matmul: scalar operands are not allowed; use multiply")
+    return bind(_matmul_p, x1, x2)
+
+
+def tensordot(x1, x2, /, *, axes=2):
+    """Sum products over the given axes (a composite of permute, reshape, matmul)."""
+    n1, n2 = _ndim(x1), _ndim(x2)
+    if isinstance(axes, int):
+        a1 = tuple(range(n1 - axes, n1))
+        a2 = tuple(range(axes))
+    else:
+        a1, a2 = (tuple(a) if isinstance(a, (tuple, list)) else (a,) for a in axes)
+        a1 = tuple(a % n1 for a in a1)
+        a2 = tuple(a % n2 for a in a2)
+    free1 = [i for i in range(n1) if i not in a1]
+    free2 = [i for i in range(n2) if i not in a2]
+    k = math.prod(x1.shape[i] for i in a1)
+    s1 = tuple(x1.shape[i] for i in free1)
+    s2 = tuple(x2.shape[i] for i in free2)
+    m1 = reshape(permute_dims(x1, tuple(free1) + a1), (math.prod(s1), k))
+    m2 = reshape(permute_dims(x2, a2 + tuple(free2)), (k, math.prod(s2)))
+    return reshape(matmul(m1, m2), s1 + s2)
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    """Dot product along ``axis`` (conjugating ``x1``), with broadcasting."""
+    return sum(conj(x1) * x2, axis=axis)
+
+
+def outer(x1, x2, /):
+    return reshape(x1, (-1, 1)) * reshape(x2, (1, -1))
+
+
+def dot(a, b, /):
+    """NumPy's ``dot``: matmul for 1-D/2-D, sum over the last axis of ``a``
+    and the second-to-last of ``b`` otherwise."""
+    na, nb = _ndim(a), _ndim(b)
+    if na == 0 or nb == 0:
+        return multiply(a, b)
+    if na <= 2 and nb <= 2:
+        return matmul(a, b)
+    return tensordot(a, b, axes=((na - 1,), (builtins.max(nb - 2, 0),)))
+
+
+def inner(a, b, /):
+    return tensordot(a, b, axes=((-1,), (-1,)))
+
+
+# --------------------------------------------------------------------------
+# creation functions (plain arrays: constants to every transform)
+
+def _creation_xp(dtype=None, device=None, default=None):
+    for obj in (dtype, device):
+        if obj is None or isinstance(obj, (str, type)):
+            continue
+        mod = type(obj).__module__.split(".")[0]
+        if mod not in ("numpy", "builtins"):
+            ns = sys.modules.get(mod)
+            if ns is not None and hasattr(ns, "asarray"):
+                return array_api_compat.array_namespace(ns.asarray(0)) if mod == "cupy" else ns
+    return default if default is not None else _np
+
+
+def _dev(xp, device):
+    return {} if device is None else {"device": device}
+
+
+def _make_creation(default=None):
+    """Creation functions bound to a default backend (numpy for xgrad.numpy,
+    the array's backend for the namespace a traced value reports)."""
+
+    def _xp(dtype, device):
+        return _creation_xp(dtype, device, default)
+
+    def zeros(shape, *, dtype=None, device=None):
+        xp = _xp(dtype, device)
+        return xp.zeros(shape, dtype=dtype_in(xp, dtype), **_dev(xp, device))
+
+    def ones(shape, *, dtype=None, device=None):
+        xp = _xp(dtype, device)
+        return xp.ones(shape, dtype=dtype_in(xp, dtype), **_dev(xp, device))
+
+    def empty(shape, *, dtype=None, device=None):
+        xp = _xp(dtype, device)
+        return xp.empty(shape, dtype=dtype_in(xp, dtype), **_dev(xp, device))
+
+    def full(shape, fill_value, *, dtype=None, device=None):
+        xp = _xp(dtype, device)
+        if isinstance(fill_value, Tracer):
+            return broadcast_to(asarray(fill_value, dtype=dtype), tuple(shape) if not isinstance(shape, int) else (shape,))
+        return xp.full(shape, fill_value, dtype=dtype_in(xp, dtype), **_dev(xp, device))
+
+    def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
+        xp = _xp(dtype, device)
+        return xp.eye(n_rows, n_cols, k=k, dtype=dtype_in(xp, dtype), **_dev(xp, device))
+
+    def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
+        xp = _xp(dtype, device)
+        return xp.arange(start, stop, step, dtype=dtype_in(xp, dtype), **_dev(xp, device))
+
+    def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
+        xp = _xp(dtype, device)
+        return xp.linspace(start, stop, num, dtype=dtype_in(xp, dtype), endpoint=endpoint,
+                           **_dev(xp, device))
+
+    def asarray(obj, /, *, dtype=None, device=None, copy=None):
+        if isinstance(obj, Tracer):
+            return obj if dtype is None else astype(obj, dtype)
+        if isinstance(obj, (list, tuple)) and _has_tracer(obj):
+            out = stack([asarray(o) for o in obj])
+            return out if dtype is None else astype(out, dtype)
+        if device is None and dtype is None and hasattr(obj, "__array_namespace__") or \
+                array_api_compat.is_array_api_obj(obj) and type(obj) not in SCALAR_TYPES:
+            xp = namespace(obj)
+        else:
+            xp = _xp(dtype, device)
+        return xp.asarray(obj, dtype=dtype_in(xp, dtype), copy=copy, **_dev(xp, device))
+
+    return dict(zeros=zeros, ones=ones, empty=empty, full=full, eye=eye, arange=arange,
+                linspace=linspace, asarray=asarray)
+
+
+def _has_tracer(obj):
+    if isinstance(obj, Tracer):
+        return True
+    if isinstance(obj, (list, tuple)):
+        return builtins.any(_has_tracer(o) for o in obj)
+    return False
+
+
+globals().update(_make_creation())
+
+
+def _like_xp(x, dtype):
+    xp = backend_of(x)
+    return xp, dtype_in(xp, dtype if dtype is not None else x.dtype)
+
+
+def zeros_like(x, /, *, dtype=None, device=None):
+    """Zeros with the shape, dtype and device of ``x`` (a constant)."""
+    xp, dt = _like_xp(x, dtype)
+    return xp.zeros(tuple(x.shape), dtype=dt, device=_device_of(x) if device is None else device)
+
+
+def _zeros_as(x, shape):
+    """Zeros of ``shape`` with the dtype, backend and device of ``x``."""
+    xp, dt = _like_xp(x, None)
+    return xp.zeros(tuple(shape), dtype=dt, device=_device_of(x))
+
+
+def ones_like(x, /, *, dtype=None, device=None):
+    """Ones with the shape, dtype and device of ``x`` (a constant)."""
+    xp, dt = _like_xp(x, dtype)
+    return xp.ones(tuple(x.shape), dtype=dt, device=_device_of(x) if device is None else device)
+
+
+def empty_like(x, /, *, dtype=None, device=None):
+    xp, dt = _like_xp(x, dtype)
+    return xp.empty(tuple(x.shape), dtype=dt, device=_device_of(x) if device is None else device)
+
+
+def full_like(x, /, fill_value, *, dtype=None, device=None):
+    xp, dt = _like_xp(x, dtype)
+    return xp.full(tuple(x.shape), fill_value, dtype=dt,
+                   device=_device_of(x) if device is None else device)
+
+
+def meshgrid(*arrays, indexing="xy"):
+    """Coordinate grids (differentiable in the input vectors)."""
+    n = builtins.len(arrays)
+    shape = [a.shape[0] for a in arrays]
+    if indexing == "xy" and n >= 2:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for i, a in enumerate(arrays):
+        pos = i
+        if indexing == "xy" and n >= 2 and i < 2:
+            pos = 1 - i
+        s = [1] * n
+        s[pos] = a.shape[0]
+        out.append(broadcast_to(reshape(a, tuple(s)), tuple(shape)))
+    return out
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    return _np.from_dlpack(x)
+
+
+def _device_of(x):
+    return array_api_compat.device(concrete(x))
+
+
+# --------------------------------------------------------------------------
+# data type functions (no derivatives; they look at dtypes only)
+
+def _dt_xp(*xs):
+    for x in xs:
+        if isinstance(x, Tracer) or (hasattr(x, "dtype") and hasattr(x, "shape")):
+            return backend_of(x)
+    for x in xs:
+        if x is not None and not isinstance(x, (str, type)) and type(x) not in SCALAR_TYPES:
+            return _creation_xp(dtype=x)
+    return _np
+
+
+def _unwrap_dt(x):
+    return concrete(x) if isinstance(x, Tracer) else x
+
+
+def can_cast(from_, to, /):
+    xp = _dt_xp(from_, to)
+    f = from_.dtype if hasattr(from_, "shape") else from_
+    return xp.can_cast(dtype_in(xp, f), dtype_in(xp, to))
+
+
+def finfo(type, /):  # noqa: A002
+    xp = _dt_xp(type)
+    return xp.finfo(dtype_in(xp, type.dtype if hasattr(type, "shape") else type))
+
+
+def iinfo(type, /):  # noqa: A002
+    xp = _dt_xp(type)
+    return xp.iinfo(dtype_in(xp, type.dtype if hasattr(type, "shape") else type))
+
+
+def isdtype(dtype, kind):
+    xp = _dt_xp(dtype)
+    return xp.isdtype(dtype_in(xp, dtype), kind)
+
+
+def result_type(*arrays_and_dtypes):
+    xp = _dt_xp(*arrays_and_dtypes)
+    args = []
+    for a in arrays_and_dtypes:
+        if isinstance(a, Tracer):
+            args.append(a.dtype)
+        elif hasattr(a, "shape"):
+            args.append(a)
+        elif type(a) in SCALAR_TYPES:
+            args.append(a)
+        else:
+            args.append(dtype_in(xp, a))
+    return xp.result_type(*args)
+
+
+# --------------------------------------------------------------------------
+# NumPy spellings
+
+arccos, arccosh, arcsin, arcsinh = acos, acosh, asin, asinh        # noqa: F821
+arctan, arctan2, arctanh = atan, atan2, atanh                      # noqa: F821
+absolute, power, concatenate, conjugate = abs, pow, concat, conj   # noqa: F821
+bitwise_not = invert = bitwise_invert                              # noqa: F821
+left_shift, right_shift = bitwise_left_shift, bitwise_right_shift  # noqa: F821
+true_divide, mod = divide, remainder                               # noqa: F821
+amax, amin, array = max, min, asarray                              # noqa: F821
+
+
+def transpose(a, axes=None):
+    """NumPy's ``transpose``: reverse the axes, or permute by ``axes``."""
+    return permute_dims(a, tuple(range(_ndim(a)))[::-1] if axes is None else axes)
+
+
+def cumsum(a, axis=None, dtype=None):
+    if axis is None:
+        a, axis = reshape(a, (-1,)), 0
+    return cumulative_sum(a, axis=axis, dtype=dtype)
+
+
+def ndim(a):
+    return _ndim(a)
+
+
+def shape(a):
+    return tuple(a.shape)
+
+
+def size(a):
+    return math.prod(a.shape)
+
+
+# --------------------------------------------------------------------------
+# __array_namespace_info__ and per-backend namespaces
+
+class _Info:
+    def __init__(self, xp):
+        self._xp = xp
+
+    def __getattr__(self, name):
+        return getattr(self._xp.__array_namespace_info__(), name)
+
+
+def __array_namespace_info__():
+    return _Info(_np)
+
+
+_namespaces = {}
+
+
+def namespace_for(backend):
+    """The xgrad namespace for arrays of ``backend``: this module for numpy;
+    for other backends a copy whose dtypes and creation defaults are that
+    backend's (so ``xp = array_namespace(x); xp.zeros(3, dtype=xp.float32)``
+    works in code that differentiates arrays of any backend)."""
+    if backend is _np:
+        return _this
+    try:
+        return _namespaces[backend]
+    except KeyError:
+        pass
+    mod = types.ModuleType(f"xgrad.numpy[{backend.__name__}]")
+    mod.__dict__.update({k: v for k, v in _this.__dict__.items() if not k.startswith("__")})
+    mod.__array_api_version__ = __array_api_version__
+    for name in _DTYPE_NAMES:
+        if hasattr(backend, name):
+            setattr(mod, name, getattr(backend, name))
+    mod.__dict__.update(_make_creation(backend))
+    mod.array = mod.asarray
+    mod.__array_namespace_info__ = lambda: _Info(backend)
+    _namespaces[backend] = mod
+    return mod
+
+
+_this = sys.modules[__name__]
+
+
+# --------------------------------------------------------------------------
+# traced values behave like arrays: attributes and operators
+
+def _t_namespace(self, /, *, api_version=None):
+    return namespace_for(backend_of(self))
+
+
+def _setitem(self, idx, value):
+    """Functional update: ``x[idx] = v`` rebinds the traced value ``x`` to a
+    new value; no buffer is written. NB: a traced slice ``y = x[1:]`` is a
+    copy, not a view, so writing into ``y`` does not change ``x``."""
+    new = _index_set(self, value, _norm_index(idx))
+    if isinstance(new, Tracer):
+        self.__class__ = type(new)
+        self._trace, self.primal, self.aux = new._trace, new.primal, new.aux
+    else:  # the update carries no derivative at this level: a constant of it
+        self.primal, self.aux = new, None
+
+
+def _iter(self):
+    if self.ndim == 0:
+        raise TypeError("iteration over a 0-d traced value")
+    for i in range(self.shape[0]):
+        yield self[i]
+
+
+def _len(self):
+    if self.ndim == 0:
+        raise TypeError("len() of a 0-d traced value")
+    return self.shape[0]
+
+
+def _swap(f):
+    return lambda self, other: f(other, self)
+
+
+_T = Tracer
+_T.shape = property(lambda self: tuple(self.primal.shape))
+_T.dtype = property(lambda self: self.primal.dtype)
+_T.ndim = property(lambda self: builtins.len(self.shape))
+_T.size = property(lambda self: math.prod(self.shape))
+_T.device = property(_device_of)
+_T.T = property(lambda self: transpose(self))
+_T.mT = property(matrix_transpose)
+_T.__array_namespace__ = _t_namespace
+_T.to_device = lambda self, device, /, *, stream=None: to_device(self, device, stream=stream)
+_T.__getitem__ = _getitem
+_T.__setitem__ = _setitem
+_T.__iter__ = _iter
+_T.__len__ = _len
+for _name, _f in (("add", add), ("sub", subtract), ("mul", multiply), ("truediv", divide),  # noqa: F821
+                  ("floordiv", floor_divide), ("mod", remainder), ("pow", pow),            # noqa: F821
+                  ("matmul", matmul), ("and", bitwise_and), ("or", bitwise_or),           # noqa: F821
+                  ("xor", bitwise_xor), ("lshift", bitwise_left_shift),                   # noqa: F821
+                  ("rshift", bitwise_right_shift)):                                       # noqa: F821
+    setattr(_T, f"__{_name}__", _f)
+    setattr(_T, f"__r{_name}__", _swap(_f))
+for _name, _f in (("lt", less), ("le", less_equal), ("gt", greater), ("ge", greater_equal),  # noqa: F821
+                  ("eq", equal), ("ne", not_equal)):                                         # noqa: F821
+    setattr(_T, f"__{_name}__", _f)
+_T.__neg__ = negative    # noqa: F821
+_T.__pos__ = positive    # noqa: F821
+_T.__abs__ = abs         # noqa: F821
+_T.__invert__ = bitwise_invert  # noqa: F821
+# common NumPy methods
+_T.sum = lambda self, axis=None, keepdims=False: sum(self, axis=axis, keepdims=keepdims)
+_T.mean = lambda self, axis=None, keepdims=False: mean(self, axis=axis, keepdims=keepdims)
+_T.max = lambda self, axis=None, keepdims=False: max(self, axis=axis, keepdims=keepdims)
+_T.min = lambda self, axis=None, keepdims=False: min(self, axis=axis, keepdims=keepdims)
+_T.reshape = lambda self, *shape: reshape(self, shape[0] if builtins.len(shape) == 1 and not isinstance(shape[0], int) else shape)
+_T.astype = lambda self, dtype: astype(self, dtype)
+_T.transpose = lambda self, *axes: transpose(self, axes if axes else None)
+_T.dot = lambda self, other: dot(self, other)
+_T.__hash__ = None
+del _name, _f

@@ -1,0 +1,175 @@
+"""Elementwise primitives: unary math, binary arithmetic, comparisons.
+
+Derivatives at kinks follow JAX so the oracle tests can compare:
+``abs'(0) = 0``, ``maximum``/``minimum`` split ties 0.5/0.5, ``sqrt'(0) = inf``,
+``pow(x, y)``: d/dx is 0 where y == 0, d/dy uses log(1) where x == 0.
+Binary primitives broadcast; the engine sums cotangents back to each input.
+"""
+from __future__ import annotations
+
+import math
+
+from . import defprim
+from .. import numpy as xnp
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+_SCALARS = (int, float, complex, bool)
+
+
+def _log(x):
+    return math.log(x) if type(x) in _SCALARS else xnp.log(x)
+
+
+# ----- unary elementwise: smooth -----
+defprim("sin", lambda xp, x: xp.sin(x), deriv=lambda ans, x: xnp.cos(x), domain=(-3.0, 3.0))
+defprim("cos", lambda xp, x: xp.cos(x), deriv=lambda ans, x: -xnp.sin(x), domain=(-3.0, 3.0))
+defprim("tan", lambda xp, x: xp.tan(x), deriv=lambda ans, x: 1.0 + ans * ans, domain=(-1.2, 1.2))
+defprim("asin", lambda xp, x: xp.asin(x),
+        deriv=lambda ans, x: xnp.reciprocal(xnp.sqrt(1.0 - x * x)), domain=(-0.9, 0.9))
+defprim("acos", lambda xp, x: xp.acos(x),
+        deriv=lambda ans, x: -xnp.reciprocal(xnp.sqrt(1.0 - x * x)), domain=(-0.9, 0.9))
+defprim("atan", lambda xp, x: xp.atan(x),
+        deriv=lambda ans, x: xnp.reciprocal(1.0 + x * x), domain=(-3.0, 3.0))
+defprim("sinh", lambda xp, x: xp.sinh(x), deriv=lambda ans, x: xnp.cosh(x), domain=(-2.0, 2.0))
+defprim("cosh", lambda xp, x: xp.cosh(x), deriv=lambda ans, x: xnp.sinh(x), domain=(-2.0, 2.0))
+defprim("tanh", lambda xp, x: xp.tanh(x), deriv=lambda ans, x: 1.0 - ans * ans, domain=(-2.0, 2.0))
+defprim("asinh", lambda xp, x: xp.asinh(x),
+        deriv=lambda ans, x: xnp.reciprocal(xnp.sqrt(x * x + 1.0)), domain=(-3.0, 3.0))
+defprim("acosh", lambda xp, x: xp.acosh(x),
+        deriv=lambda ans, x: xnp.reciprocal(xnp.sqrt(x - 1.0) * xnp.sqrt(x + 1.0)), domain=(1.2, 4.0))
+defprim("atanh", lambda xp, x: xp.atanh(x),
+        deriv=lambda ans, x: xnp.reciprocal(1.0 - x * x), domain=(-0.9, 0.9))
+defprim("exp", lambda xp, x: xp.exp(x), deriv=lambda ans, x: ans, domain=(-2.0, 2.0))
+defprim("expm1", lambda xp, x: xp.expm1(x), deriv=lambda ans, x: ans + 1.0, domain=(-2.0, 2.0))
+defprim("log", lambda xp, x: xp.log(x), deriv=lambda ans, x: xnp.reciprocal(x), domain=(0.2, 4.0))
+defprim("log1p", lambda xp, x: xp.log1p(x),
+        deriv=lambda ans, x: xnp.reciprocal(1.0 + x), domain=(-0.8, 3.0))
+defprim("log2", lambda xp, x: xp.log2(x),
+        deriv=lambda ans, x: xnp.reciprocal(x * _LN2), domain=(0.2, 4.0))
+defprim("log10", lambda xp, x: xp.log10(x),
+        deriv=lambda ans, x: xnp.reciprocal(x * _LN10), domain=(0.2, 4.0))
+defprim("sqrt", lambda xp, x: xp.sqrt(x), deriv=lambda ans, x: 0.5 / ans, domain=(0.2, 4.0))
+defprim("square", lambda xp, x: xp.square(x), deriv=lambda ans, x: 2.0 * x, domain=(-3.0, 3.0))
+defprim("reciprocal", lambda xp, x: xp.reciprocal(x),
+        deriv=lambda ans, x: -(ans * ans), domain=(0.3, 3.0))
+
+# ----- unary elementwise: linear -----
+defprim("negative", lambda xp, x: xp.negative(x), linear=True,
+        vjp=lambda ans, x: lambda g: -g, domain=(-3.0, 3.0))
+defprim("positive", lambda xp, x: xp.positive(x), linear=True,
+        vjp=lambda ans, x: lambda g: g, domain=(-3.0, 3.0))
+defprim("conj", lambda xp, x: xp.conj(x), linear=True,
+        vjp=lambda ans, x: lambda g: xnp.conj(g), domain=(-3.0, 3.0))
+defprim("real", lambda xp, x: xp.real(x), linear=True,
+        vjp=lambda ans, x: lambda g: g, domain=(-3.0, 3.0))
+
+# ----- unary elementwise: kinks (JAX's choice at the kink) -----
+defprim("abs", lambda xp, x: xp.abs(x), deriv=lambda ans, x: xnp.sign(x), domain=(-3.0, 3.0))
+
+# ----- unary elementwise: zero derivative almost everywhere -----
+for _name in ("floor", "ceil", "trunc", "sign", "round"):
+    defprim(_name, (lambda n: lambda xp, x: getattr(xp, n)(x))(_name), domain=(-3.0, 3.0))
+defprim("imag", lambda xp, x: xp.imag(x), domain=(-3.0, 3.0))
+
+# ----- unary elementwise: non-differentiable (bool / integer results) -----
+for _name in ("isfinite", "isinf", "isnan", "signbit", "logical_not", "bitwise_invert"):
+    defprim(_name, (lambda n: lambda xp, x: getattr(xp, n)(x))(_name))
+
+
+# ----- binary elementwise (broadcasting handled by the engine) -----
+defprim("add", lambda xp, x, y: xp.add(x, y), broadcast=True, nargs=2,
+        jvp=(lambda x_dot, ans, x, y: x_dot, lambda y_dot, ans, x, y: y_dot),
+        vjp=(lambda ans, x, y: _identity, lambda ans, x, y: _identity), domain=(-3.0, 3.0))
+defprim("subtract", lambda xp, x, y: xp.subtract(x, y), broadcast=True, nargs=2,
+        jvp=(lambda x_dot, ans, x, y: x_dot, lambda y_dot, ans, x, y: -y_dot),
+        vjp=(lambda ans, x, y: _identity, lambda ans, x, y: _negate), domain=(-3.0, 3.0))
+defprim("multiply", lambda xp, x, y: xp.multiply(x, y), broadcast=True, nargs=2, linear=True,
+        vjp=(lambda ans, x, y: lambda g: g * y, lambda ans, x, y: lambda g: x * g),
+        domain=(-3.0, 3.0))
+defprim("divide", lambda xp, x, y: xp.divide(x, y), broadcast=True, nargs=2,
+        jvp=(lambda x_dot, ans, x, y: x_dot / y, lambda y_dot, ans, x, y: -(y_dot * ans) / y),
+        vjp=(lambda ans, x, y: lambda g: g / y, lambda ans, x, y: lambda g: -(g * ans) / y),
+        domain=(0.3, 3.0))
+
+
+def _identity(g):
+    return g
+
+
+def _negate(g):
+    return -g
+
+
+def _pow_dx(ans, x, y):
+    if type(y) in _SCALARS:
+        if y == 0:
+            return xnp.zeros_like(x)
+        return y * (x if y == 2 else x ** (y - 1))
+    return xnp.where(y == 0, 0.0, y * x ** (y - 1))
+
+
+def _pow_dy(ans, x, y):
+    if type(x) in _SCALARS:
+        return ans * (0.0 if x == 0 else _log(x))
+    return ans * xnp.log(xnp.where(x == 0, 1.0, x))
+
+
+defprim("pow", lambda xp, x, y: xp.pow(x, y), broadcast=True, nargs=2,
+        deriv=(_pow_dx, _pow_dy), domain=(0.3, 2.0))
+
+
+def _max_dx(ans, x, y):
+    return xnp.where(x > y, 1.0, xnp.where(x == y, 0.5, 0.0))
+
+
+defprim("maximum", lambda xp, x, y: xp.maximum(x, y), broadcast=True, nargs=2,
+        deriv=(_max_dx, lambda ans, x, y: _max_dx(ans, y, x)), domain=(-3.0, 3.0))
+defprim("minimum", lambda xp, x, y: xp.minimum(x, y), broadcast=True, nargs=2,
+        deriv=(lambda ans, x, y: _max_dx(ans, y, x), _max_dx), domain=(-3.0, 3.0))
+
+
+def _atan2_den(x, y):
+    return x * x + y * y
+
+
+defprim("atan2", lambda xp, y, x: xp.atan2(y, x), broadcast=True, nargs=2,
+        deriv=(lambda ans, y, x: x / _atan2_den(x, y), lambda ans, y, x: -y / _atan2_den(x, y)),
+        domain=(0.3, 3.0))
+
+
+def _hypot_d(ans, x, y):
+    # x / hypot, with the origin giving 0 (JAX's finite choice) instead of NaN
+    return x / xnp.where(ans == 0, 1.0, ans)
+
+
+defprim("hypot", lambda xp, x, y: xp.hypot(x, y), broadcast=True, nargs=2,
+        deriv=(_hypot_d, lambda ans, x, y: _hypot_d(ans, y, x)), domain=(0.3, 3.0))
+defprim("logaddexp", lambda xp, x, y: xp.logaddexp(x, y), broadcast=True, nargs=2,
+        deriv=(lambda ans, x, y: xnp.exp(x - ans), lambda ans, x, y: xnp.exp(y - ans)),
+        domain=(-3.0, 3.0))
+defprim("remainder", lambda xp, x, y: xp.remainder(x, y), broadcast=True, nargs=2,
+        deriv=(lambda ans, x, y: xnp.ones_like(ans), lambda ans, x, y: -xnp.floor(x / y)),
+        domain=(0.3, 3.0))
+defprim("copysign", lambda xp, x, y: xp.copysign(x, y), broadcast=True, nargs=2,
+        deriv=(lambda ans, x, y: xnp.where(xnp.signbit(y), -1.0, 1.0) * xnp.sign(x), None),
+        domain=(-3.0, 3.0))
+
+# zero derivative almost everywhere
+defprim("floor_divide", lambda xp, x, y: xp.floor_divide(x, y), broadcast=True, nargs=2,
+        domain=(0.3, 3.0))
+defprim("nextafter", lambda xp, x, y: xp.nextafter(x, y), broadcast=True, nargs=2)
+
+# ----- comparisons, logical and bitwise: no derivative -----
+for _name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+              "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
+              "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"):
+    defprim(_name, (lambda n: lambda xp, x, y: getattr(xp, n)(x, y))(_name),
+            broadcast=True, nargs=2)
+
+# ----- selection -----
+defprim("where", lambda xp, c, x, y: xp.where(c, x, y), broadcast=True, nargs=3, nondiff=(0,),
+        jvp=(None, lambda x_dot, ans, c, x, y: xnp.where(c, x_dot, 0.0),
+             lambda y_dot, ans, c, x, y: xnp.where(c, 0.0, y_dot)),
+        vjp=(None, lambda ans, c, x, y: lambda g: xnp.where(c, g, 0.0),
+             lambda ans, c, x, y: lambda g: xnp.where(c, 0.0, g)))

@@ -1,0 +1,1 @@
+"""The transforms: each is a Trace subclass plus its user function(s)."""

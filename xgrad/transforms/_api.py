@@ -1,0 +1,93 @@
+"""Helpers shared by the transforms at the API boundary: argument checks,
+turning Python scalars into arrays, lowering outputs out of a finished trace,
+and instantiating symbolic zeros."""
+from __future__ import annotations
+
+from ..core import Tracer, Zero, current_trace
+from ..backends import (SCALAR_TYPES, backend_of, default_namespace, dtype_in,
+                        is_inexact, to_array)
+from .. import tree as _tree
+
+
+def as_primal(x, fname, where):
+    """A primal leaf as an array (Python scalars -> 0-d default-dtype arrays)."""
+    if isinstance(x, Tracer):
+        return x
+    if type(x) in SCALAR_TYPES:
+        return default_namespace().asarray(x)
+    try:
+        backend_of(x)
+    except TypeError:
+        raise TypeError(f"{fname}: {where} is a {type(x).__name__}; expected an "
+                        f"array, a Python scalar, or a pytree of those") from None
+    return to_array(x)
+
+
+def check_diff_input(x, fname, where):
+    """Reverse-mode inputs must be real or complex floating arrays."""
+    if not is_inexact(x.dtype):
+        raise TypeError(
+            f"{fname} requires real- or complex-valued inputs, but {where} has dtype "
+            f"{x.dtype}. Convert it with xgrad.numpy.astype(x, float64) (or pass a "
+            f"float), or leave it out of argnums if it is not differentiated.")
+
+
+def check_tangent(p, t, where):
+    """A tangent must match its primal's shape and dtype (None: zero)."""
+    if t is None or type(t) is Zero:
+        return None
+    t = as_primal(t, "jvp", where)
+    if tuple(t.shape) != tuple(p.shape):
+        raise ValueError(f"jvp: {where} has shape {tuple(t.shape)}, but its primal has "
+                         f"shape {tuple(p.shape)}; tangents must match their primals")
+    if not is_inexact(p.dtype):
+        return None                       # integer inputs have no tangent
+    if t.dtype != p.dtype:
+        raise TypeError(f"jvp: {where} has dtype {t.dtype}, but its primal has dtype "
+                        f"{p.dtype}; tangents must match their primals")
+    return t
+
+
+def lower_out(trace, o):
+    """(value, derivative-info) of an output of ``trace``; (o, None) for constants."""
+    if isinstance(o, Tracer) and o._trace is trace:
+        return o.primal, o.aux
+    if isinstance(o, Tracer):
+        trace.check_lower(o._trace, _Named("output"))
+    return o, None
+
+
+class _Named:
+    def __init__(self, name):
+        self.name = name
+
+
+def strip_aux(aux):
+    """aux outputs leave the transform as plain values of the level below."""
+    trace = current_trace()
+
+    def lower(x):
+        while isinstance(x, Tracer) and x._trace is trace:
+            x = x.primal
+        return x
+    return _tree.map(lower, aux)
+
+
+def split_aux(out, name):
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TypeError(f"{name} with has_aux=True: the function must return a pair "
+                        f"(output, aux), got {type(out).__name__}")
+    return out[0], strip_aux(out[1])
+
+
+def instantiate(x, like=None):
+    """Symbolic zeros become arrays; numpy scalars become 0-d arrays."""
+    if x is None or type(x) is Zero:
+        if like is not None:
+            from .. import numpy as xnp
+            return xnp.zeros_like(like)
+        xp = default_namespace()
+        return xp.zeros(x.shape, dtype=dtype_in(xp, x.dtype))
+    if isinstance(x, Tracer):
+        return x
+    return to_array(x)

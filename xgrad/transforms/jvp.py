@@ -1,0 +1,125 @@
+"""Forward mode: ``JVPTrace`` carries (primal, tangent) pairs, and ``jvp()``.
+
+A ``JVPTracer`` always has a real (non-zero) tangent: a value without one is
+simply not a tracer of this trace. When every input of a primitive has a
+zero tangent the primitive runs on the parent trace and no JVP work is done.
+"""
+from __future__ import annotations
+
+from ..core import Trace, Tracer, Zero, new_main
+from ..backends import is_inexact
+from .. import numpy as xnp
+from .. import tree as _tree
+from ._api import as_primal, check_tangent, instantiate, lower_out, split_aux
+
+__all__ = ["JVPTrace", "JVPTracer", "jvp", "jvp_flat"]
+
+
+class JVPTracer(Tracer):
+    __slots__ = ()
+
+    @property
+    def tangent(self):
+        return self.aux
+
+
+class JVPTrace(Trace):
+    __slots__ = ()
+
+    def process_primitive(self, prim, args, params):
+        primals = []
+        tangents = []
+        any_t = False
+        for a in args:
+            if isinstance(a, Tracer):
+                if a._trace is self:
+                    primals.append(a.primal)
+                    tangents.append(a.aux)
+                    any_t = True
+                    continue
+                self.check_lower(a._trace, prim)
+            primals.append(a)
+            tangents.append(None)
+        ans = prim.bind(*primals, **params)
+        rules = prim.jvp
+        if not any_t or rules is None:
+            return ans
+        t_out = None
+        for i, t in enumerate(tangents):
+            if t is None:
+                continue
+            rule = rules[i]
+            if rule is None:
+                continue
+            c = rule(t, ans, *primals, **params)
+            if c is None:
+                continue
+            t_out = c if t_out is None else t_out + c
+        if t_out is None:
+            return ans
+        if not is_inexact(ans.dtype):
+            return ans
+        if prim.broadcast and t_out.shape != ans.shape:
+            t_out = xnp.broadcast_to(t_out, ans.shape)
+        if t_out.dtype != ans.dtype:
+            t_out = xnp.astype(t_out, ans.dtype)
+        return JVPTracer(self, ans, t_out)
+
+
+def jvp_flat(f_flat, primals, tangents):
+    """Flat lists in, flat lists out. ``tangents[i]`` may be ``None`` or Zero."""
+    with new_main(JVPTrace) as trace:
+        ins = [p if (t is None or type(t) is Zero) else JVPTracer(trace, p, t)
+               for p, t in zip(primals, tangents)]
+        outs = f_flat(*ins)
+        pairs = [lower_out(trace, o) for o in outs]
+    return [p for p, _ in pairs], [t for _, t in pairs]
+
+
+def jvp(fun, primals, tangents, has_aux=False):
+    """Forward-mode Jacobian-vector product.
+
+    Args:
+      fun: function of ``len(primals)`` positional arguments (pytrees of arrays).
+      primals: tuple or list of the point at which to differentiate.
+      tangents: tuple or list with the same structure, shapes and dtypes.
+      has_aux: ``fun`` returns ``(out, aux)``; aux is returned undifferentiated.
+
+    Returns:
+      ``(out, tangent_out)``, or ``(out, tangent_out, aux)`` with ``has_aux``.
+
+    >>> import xgrad, xgrad.numpy as xnp
+    >>> y, t = xgrad.jvp(xnp.sin, (0.0,), (2.0,))
+    >>> float(t)
+    2.0
+    """
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("jvp: primals and tangents must be tuples or lists "
+                        f"(got {type(primals).__name__} and {type(tangents).__name__})")
+    if len(primals) != len(tangents):
+        raise ValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
+    p_flat, in_tree = _tree.flatten(tuple(primals))
+    t_flat, t_tree = _tree.flatten(tuple(tangents))
+    if t_tree != in_tree:
+        raise ValueError(f"jvp: tangents have structure {t_tree}, primals {in_tree}")
+    p_flat = [as_primal(p, "jvp", f"primals{_tree.path_str(in_tree, i)}") for i, p in enumerate(p_flat)]
+    t_flat = [check_tangent(p, t, f"tangents{_tree.path_str(in_tree, i)}")
+              for i, (p, t) in enumerate(zip(p_flat, t_flat))]
+    store = {}
+
+    def f_flat(*xs):
+        out = fun(*_tree.unflatten(in_tree, xs))
+        if has_aux:
+            out, store["aux"] = split_aux(out, "jvp")
+        flat, store["tree"] = _tree.flatten(out)
+        return flat
+
+    outs, t_outs = jvp_flat(f_flat, p_flat, t_flat)
+    out_tree = store["tree"]
+    outs = [instantiate(o) for o in outs]
+    t_outs = [instantiate(t, like=o) for o, t in zip(outs, t_outs)]
+    res = (_tree.unflatten(out_tree, outs), _tree.unflatten(out_tree, t_outs))
+    if has_aux:
+        return res + (store["aux"],)
+    return res
+

@@ -1,0 +1,336 @@
+"""Reverse mode: ``VJPTrace`` records a tape, ``backward_pass`` walks it once.
+
+The tape is a flat list, appended in forward order. Each record is
+``(out_node, entries)``, one entry ``(in_node, vjp_fn, fix)`` per input that
+needs a cotangent; ``vjp_fn`` is the staged rule's inner function, so the
+record keeps exactly the residuals the rule asked for. ``fix`` (shape, dtype)
+is set when the engine must sum a broadcast cotangent back to the input's
+shape or cast it back to the input's dtype; rules never do either.
+
+Nodes are integers; cotangents live in a list indexed by node, so the
+backward pass is one reverse loop with no graph search and no recursion.
+For ``grad`` the tape is consumed: each record is dropped as soon as it is
+processed, so its residuals are freed early and nothing outlives the call.
+Rules compute with xgrad operations, so a backward pass that runs under an
+outer transform is itself traced: that is how higher orders come out.
+"""
+from __future__ import annotations
+
+from ..core import Trace, Tracer, Zero, new_main, add_any
+from ..backends import is_inexact, is_complex, dtype_in, backend_of
+from .. import numpy as xnp
+from .. import tree as _tree
+from ._api import (as_primal, check_diff_input, instantiate, lower_out,
+                   split_aux)
+
+__all__ = ["VJPTrace", "VJPTracer", "vjp", "grad", "value_and_grad",
+           "backward_pass", "vjp_flat"]
+
+
+class VJPTracer(Tracer):
+    __slots__ = ()
+
+
+class VJPTrace(Trace):
+    __slots__ = ("tape", "n")
+
+    def __init__(self, level):
+        Trace.__init__(self, level)
+        self.tape = []
+        self.n = 0
+
+    def new_input(self, primal):
+        node = self.n
+        self.n = node + 1
+        return VJPTracer(self, primal, node)
+
+    def process_primitive(self, prim, args, params):
+        primals = []
+        nodes = []
+        diff = False
+        for a in args:
+            if isinstance(a, Tracer):
+                if a._trace is self:
+                    primals.append(a.primal)
+                    nodes.append(a.aux)
+                    diff = True
+                    continue
+                self.check_lower(a._trace, prim)
+            primals.append(a)
+            nodes.append(None)
+        ans = prim.bind(*primals, **params)
+        rules = prim.vjp
+        if not diff or rules is None:
+            return ans
+        entries = []
+        multi = len(primals) > 1
+        for i, node in enumerate(nodes):
+            if node is None:
+                continue
+            mk = rules[i]
+            if mk is None:
+                continue
+            fn = mk(ans, *primals, **params)
+            if fn is None:
+                continue
+            fix = None
+            if multi:
+                p = primals[i]
+                if p.shape != ans.shape or p.dtype != ans.dtype:
+                    fix = (p.shape, p.dtype)
+            entries.append((node, fn, fix))
+        if not entries:
+            return ans
+        out = self.n
+        self.n = out + 1
+        self.tape.append((out, entries))
+        return VJPTracer(self, ans, out)
+
+
+def _fix(c, fix):
+    shape, dtype = fix
+    if c.shape != shape:
+        c = xnp._unbroadcast(c, shape)
+    if c.dtype != dtype:
+        if is_complex(c.dtype) and not is_complex(dtype):
+            c = xnp.real(c)
+        c = xnp.astype(c, dtype_in(backend_of(c), dtype))
+    return c
+
+
+def backward_pass(tape, n, seeds, consume):
+    """Propagate cotangents ``seeds`` [(node, g)] back through ``tape``.
+
+    Returns the list of cotangents indexed by node (None: zero). With
+    ``consume`` each record is dropped once processed (grad); without it the
+    tape stays intact so a ``vjp_fn`` can be called again.
+    """
+    cts = [None] * n
+    for node, g in seeds:
+        cts[node] = add_any(cts[node], g)
+    for i in range(len(tape) - 1, -1, -1):
+        out, entries = tape[i]
+        g = cts[out]
+        if consume:
+            tape[i] = None
+        if g is None:
+            continue
+        cts[out] = None
+        for node, fn, fix in entries:
+            c = fn(g)
+            if c is None:
+                continue
+            if fix is not None:
+                c = _fix(c, fix)
+            prev = cts[node]
+            cts[node] = c if prev is None else prev + c
+    if consume:
+        tape.clear()
+    return cts
+
+
+def vjp_flat(f_flat, primals):
+    """Trace ``f_flat`` on flat ``primals``; returns (outs, out_nodes, in_nodes, trace)."""
+    with new_main(VJPTrace) as trace:
+        ins = [trace.new_input(p) if is_inexact(p.dtype) else p for p in primals]
+        outs = f_flat(*ins)
+        pairs = [lower_out(trace, o) for o in outs]
+    in_nodes = [x.aux if isinstance(x, VJPTracer) and x._trace is trace else None for x in ins]
+    return [p for p, _ in pairs], [nd for _, nd in pairs], in_nodes, trace
+
+
+def _tree_of_args(primals, fname):
+    flat, in_tree = _tree.flatten(tuple(primals))
+    flat = [as_primal(x, fname, f"argument{_tree.path_str(in_tree, i)}")
+            for i, x in enumerate(flat)]
+    return flat, in_tree
+
+
+def vjp(fun, *primals, has_aux=False):
+    """Reverse-mode vector-Jacobian product.
+
+    Args:
+      fun: function of ``len(primals)`` positional arguments (pytrees of arrays).
+      *primals: the point at which to differentiate.
+      has_aux: ``fun`` returns ``(out, aux)``; aux is returned undifferentiated.
+
+    Returns:
+      ``(out, vjp_fn)`` or ``(out, vjp_fn, aux)``. ``vjp_fn(cotangent)`` takes
+      a cotangent structured like ``out`` and returns a tuple with one
+      cotangent per primal. It may be called any number of times.
+
+    >>> import xgrad, xgrad.numpy as xnp
+    >>> y, f_vjp = xgrad.vjp(xnp.sin, 0.0)
+    >>> float(f_vjp(xnp.asarray(3.0))[0])
+    3.0
+    """
+    flat, in_tree = _tree_of_args(primals, "vjp")
+    store = {}
+
+    def f_flat(*xs):
+        out = fun(*_tree.unflatten(in_tree, xs))
+        if has_aux:
+            out, store["aux"] = split_aux(out, "vjp")
+        o_flat, store["tree"] = _tree.flatten(out)
+        return o_flat
+
+    outs, out_nodes, in_nodes, trace = vjp_flat(f_flat, flat)
+    out_tree = store["tree"]
+    outs = [instantiate(o) for o in outs]
+    tape, n = trace.tape, trace.n
+
+    def vjp_fn(ct):
+        c_flat, c_tree = _tree.flatten(ct)
+        if c_tree != out_tree:
+            raise ValueError(f"vjp_fn: the cotangent has structure {c_tree}, but the "
+                             f"function's output has structure {out_tree}")
+        seeds = []
+        for i, (o, c, node) in enumerate(zip(outs, c_flat, out_nodes)):
+            c = as_primal(c, "vjp_fn", f"cotangent{_tree.path_str(out_tree, i)}")
+            if tuple(c.shape) != tuple(o.shape):
+                raise ValueError(
+                    f"vjp_fn: cotangent{_tree.path_str(out_tree, i)} has shape "
+                    f"{tuple(c.shape)}, but the output has shape {tuple(o.shape)}")
+            if is_inexact(o.dtype) and c.dtype != o.dtype:
+                raise TypeError(
+                    f"vjp_fn: cotangent{_tree.path_str(out_tree, i)} has dtype {c.dtype}, "
+                    f"but the output has dtype {o.dtype}")
+            if node is not None:
+                seeds.append((node, c))
+        cts = backward_pass(tape, n, seeds, consume=False)
+        res = [instantiate(cts[nd] if nd is not None else None, like=p)
+               for p, nd in zip(flat, in_nodes)]
+        return _tree.unflatten(in_tree, res)
+
+    res = (_tree.unflatten(out_tree, outs), vjp_fn)
+    if has_aux:
+        return res + (store["aux"],)
+    return res
+
+
+def _check_argnums(argnums, nargs, fname):
+    multi = isinstance(argnums, (tuple, list))
+    nums = tuple(argnums) if multi else (argnums,)
+    for a in nums:
+        if not isinstance(a, int) or isinstance(a, bool):
+            raise TypeError(f"{fname}: argnums must be an int or a tuple of ints, got {argnums!r}")
+        if not -nargs <= a < nargs:
+            raise ValueError(f"{fname}: argnums={argnums!r} is out of range for a "
+                             f"function called with {nargs} positional argument(s)")
+    return multi, tuple(a % nargs for a in nums)
+
+
+def value_and_grad(fun, argnums=0, has_aux=False, *, _name="value_and_grad"):
+    """Function returning ``(fun(*args), grad of fun w.r.t. args[argnums])``.
+
+    Args:
+      fun: function returning a real scalar (shape ``()``), or
+        ``(scalar, aux)`` with ``has_aux``.
+      argnums: int or tuple of ints: which positional arguments to
+        differentiate.
+      has_aux: see above.
+
+    Returns:
+      A function returning ``(value, grad)`` or ``((value, aux), grad)``; the
+      gradient has the structure of ``args[argnums]`` (a tuple for a tuple).
+
+    >>> import xgrad
+    >>> v, g = xgrad.value_and_grad(lambda x: x ** 3)(2.0)
+    >>> float(v), float(g)
+    (8.0, 12.0)
+    """
+
+    def vg(*args, **kwargs):
+        multi, nums = _check_argnums(argnums, len(args), _name)
+        diff = tuple(args[i] for i in nums)
+        flat, in_tree = _tree.flatten(diff)
+        for i, x in enumerate(flat):
+            where = _ArgPath(nums, in_tree, i)
+            x = flat[i] = as_primal(x, _name, where)
+            check_diff_input(x, _name, where)
+        store = {}
+
+        def f_flat(*xs):
+            new = list(args)
+            for i, a in zip(nums, _tree.unflatten(in_tree, xs)):
+                new[i] = a
+            out = fun(*new, **kwargs)
+            if has_aux:
+                out, store["aux"] = split_aux(out, _name)
+            out = _check_scalar_out(out, _name)
+            return [out]
+
+        (out,), (node,), in_nodes, trace = vjp_flat(f_flat, flat)
+        out = instantiate(out)
+        if node is not None:
+            seed = xnp.ones_like(out)
+            cts = backward_pass(trace.tape, trace.n, [(node, seed)], consume=True)
+        else:
+            cts = [None] * trace.n
+        g_flat = [instantiate(cts[nd] if nd is not None else None, like=p)
+                  for p, nd in zip(flat, in_nodes)]
+        g = _tree.unflatten(in_tree, g_flat)
+        if not multi:
+            g = g[0]
+        value = (out, store["aux"]) if has_aux else out
+        return value, g
+
+    return vg
+
+
+class _ArgPath:
+    """Lazy 'argument 1['w']' for error messages (built only on error)."""
+
+    def __init__(self, nums, in_tree, i):
+        self.nums, self.in_tree, self.i = nums, in_tree, i
+
+    def __str__(self):
+        return (f"argument {self.nums[_tree.path_index(self.in_tree, self.i)]}"
+                f"{_tree.path_str(self.in_tree, self.i, skip=1)}")
+
+
+def _check_scalar_out(out, fname):
+    if type(out) in (float, int):
+        out = as_primal(float(out), fname, "output")
+    if not hasattr(out, "shape") or not hasattr(out, "dtype"):
+        raise TypeError(f"{fname} requires a function that returns a scalar array; got "
+                        f"{type(out).__name__}. Use vjp or jacrev for other outputs.")
+    if tuple(out.shape) != ():
+        raise TypeError(
+            f"{fname} requires a real scalar output (shape ()), but the function returned "
+            f"shape {tuple(out.shape)}. Use vjp or jacrev for non-scalar outputs, or reduce "
+            f"it (e.g. out[0] or xgrad.numpy.sum(out)).")
+    if not is_inexact(out.dtype) or is_complex(out.dtype):
+        raise TypeError(
+            f"{fname} requires a real floating-point output, but the function returned "
+            f"dtype {out.dtype}. For complex outputs use vjp, or take the real part"
+            f"{'' if not is_complex(out.dtype) else ' (xgrad.numpy.real)'}.")
+    return out
+
+
+def grad(fun, argnums=0, has_aux=False):
+    """Gradient of a real-scalar function.
+
+    Args:
+      fun: function returning a real scalar (shape ``()``).
+      argnums: int or tuple of ints: which positional arguments to
+        differentiate (a tuple gives a tuple of gradients).
+      has_aux: ``fun`` returns ``(scalar, aux)``; then ``(grad, aux)`` is returned.
+
+    Returns:
+      A function with the same arguments as ``fun`` returning the gradient,
+      structured like ``args[argnums]``.
+
+    >>> import xgrad
+    >>> float(xgrad.grad(lambda x: x ** 3)(2.0))
+    12.0
+    """
+    vg = value_and_grad(fun, argnums, has_aux, _name="grad")
+
+    def grad_f(*args, **kwargs):
+        value, g = vg(*args, **kwargs)
+        if has_aux:
+            return g, value[1]
+        return g
+
+    return grad_f

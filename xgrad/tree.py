@@ -1,0 +1,87 @@
+"""Pytree utilities: thin re-exports of optree in xgrad's own namespace.
+
+Containers: tuples, lists, dicts (keys sorted), namedtuples, None (an empty
+node, never a leaf), plus anything registered with ``register_pytree_node``
+or ``register_dataclass``. ``global_norm`` and ``clip_by_global_norm`` work
+on gradient pytrees.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import optree
+
+__all__ = ["flatten", "unflatten", "leaves", "structure", "map",
+           "register_pytree_node", "register_dataclass", "path_str", "path_index",
+           "tree_flatten", "tree_unflatten", "tree_map", "tree_leaves", "tree_structure"]
+
+NAMESPACE = "xgrad"
+
+
+def flatten(tree):
+    """``(leaves, treedef)`` of a pytree."""
+    return optree.tree_flatten(tree, none_is_leaf=False, namespace=NAMESPACE)
+
+
+def unflatten(treedef, leaves):
+    """Inverse of ``flatten``."""
+    return optree.tree_unflatten(treedef, leaves)
+
+
+def leaves(tree):
+    return optree.tree_leaves(tree, none_is_leaf=False, namespace=NAMESPACE)
+
+
+def structure(tree):
+    return optree.tree_structure(tree, none_is_leaf=False, namespace=NAMESPACE)
+
+
+def map(f, tree, *rest):
+    """Apply ``f`` leaf-wise over one or more pytrees of the same structure."""
+    return optree.tree_map(f, tree, *rest, none_is_leaf=False, namespace=NAMESPACE)
+
+
+def register_pytree_node(cls, flatten_fn, unflatten_fn):
+    """Register a container: ``flatten_fn(x) -> (children, aux)``,
+    ``unflatten_fn(aux, children) -> x``."""
+    optree.register_pytree_node(cls, flatten_fn, unflatten_fn, namespace=NAMESPACE)
+    return cls
+
+
+def register_dataclass(cls=None, *, data_fields=None, meta_fields=None):
+    """Register a dataclass: ``data_fields`` are children (default: all
+    fields not in ``meta_fields``), ``meta_fields`` static. Usable as a
+    decorator."""
+    if cls is None:
+        return functools.partial(register_dataclass, data_fields=data_fields,
+                                 meta_fields=meta_fields)
+    names = [f.name for f in dataclasses.fields(cls)]
+    meta = tuple(meta_fields or ())
+    data = tuple(data_fields) if data_fields is not None else tuple(n for n in names if n not in meta)
+
+    def flat(x):
+        return [getattr(x, n) for n in data], tuple(getattr(x, n) for n in meta)
+
+    def unflat(aux, children):
+        return cls(**dict(zip(data, children)), **dict(zip(meta, aux)))
+
+    return register_pytree_node(cls, flat, unflat)
+
+
+def path_str(treedef, i, skip=0):
+    """Readable path of leaf ``i`` (for error messages): ``[0]['w']``."""
+    try:
+        path = treedef.paths()[i][skip:]
+    except Exception:  # pragma: no cover
+        return f"[leaf {i}]"
+    return "".join(f"[{k!r}]" for k in path)
+
+
+def path_index(treedef, i):
+    """First key of leaf ``i``'s path (which positional argument)."""
+    return treedef.paths()[i][0]
+
+
+tree_flatten, tree_unflatten, tree_map = flatten, unflatten, map
+tree_leaves, tree_structure = leaves, structure
