@@ -100,7 +100,7 @@ def dtype_in(xp, dt):
     """The dtype object of backend ``xp`` that has the same name as ``dt``."""
     if dt is None:
         return None
-    key = (xp, dt)
+    key = (xp, type(dt), dt)   # the type first: backends' dtypes never compare
     try:
         return _dtype_cache[key]
     except KeyError:
@@ -123,12 +123,13 @@ _kind_cache: dict = {}
 
 
 def _kind(dt):
+    key = (type(dt), dt)      # the type first: backends' dtypes never compare
     try:
-        return _kind_cache[dt]
+        return _kind_cache[key]
     except KeyError:
         name = _dtype_name(dt)
         k = "c" if name.startswith("complex") else "f" if name.startswith("float") else "i"
-        _kind_cache[dt] = k
+        _kind_cache[key] = k
         return k
 
 

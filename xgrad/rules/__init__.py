@@ -11,7 +11,10 @@ Shortcuts: ``deriv`` (elementwise ops: per-argument pointwise derivative
 applies the op to the tangent in place of the argument; valid for ops linear
 in each argument separately). ``None`` in a tuple means "no derivative".
 Rule bodies use ``xgrad.numpy`` operations, never ``xp.*``, so every rule is
-differentiable again. Rules never see a Zero, never unbroadcast and never
+differentiable again. Between two different values, write ``xnp.multiply(a,
+b)`` rather than ``a * b``: one of them may be a plain array and the other a
+tracer, and some backends' operators (array_api_strict's) raise instead of
+deferring to the tracer. Rules never see a Zero, never unbroadcast and never
 cast dtypes: the engine does all three.
 """
 from __future__ import annotations
@@ -79,8 +82,10 @@ def defprim(name, impl, jvp=None, vjp=None, *, deriv=None, linear=False,
 
 
 def _deriv_jvp(d):
-    return lambda x_dot, ans, *args: x_dot * d(ans, *args)
+    from .. import numpy as xnp
+    return lambda x_dot, ans, *args: xnp.multiply(x_dot, d(ans, *args))
 
 
 def _deriv_vjp(d):
-    return lambda ans, *args: lambda g: g * d(ans, *args)
+    from .. import numpy as xnp
+    return lambda ans, *args: lambda g: xnp.multiply(g, d(ans, *args))

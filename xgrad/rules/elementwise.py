@@ -17,6 +17,14 @@ _LN10 = math.log(10.0)
 _SCALARS = (int, float, complex, bool)
 
 
+def _mul(a, b):
+    return xnp.multiply(a, b)
+
+
+def _div(a, b):
+    return xnp.divide(a, b)
+
+
 def _log(x):
     return math.log(x) if type(x) in _SCALARS else xnp.log(x)
 
@@ -85,11 +93,12 @@ defprim("subtract", lambda xp, x, y: xp.subtract(x, y), broadcast=True, nargs=2,
         jvp=(lambda x_dot, ans, x, y: x_dot, lambda y_dot, ans, x, y: -y_dot),
         vjp=(lambda ans, x, y: _identity, lambda ans, x, y: _negate), domain=(-3.0, 3.0))
 defprim("multiply", lambda xp, x, y: xp.multiply(x, y), broadcast=True, nargs=2, linear=True,
-        vjp=(lambda ans, x, y: lambda g: g * y, lambda ans, x, y: lambda g: x * g),
+        vjp=(lambda ans, x, y: lambda g: _mul(g, y), lambda ans, x, y: lambda g: _mul(x, g)),
         domain=(-3.0, 3.0))
 defprim("divide", lambda xp, x, y: xp.divide(x, y), broadcast=True, nargs=2,
-        jvp=(lambda x_dot, ans, x, y: x_dot / y, lambda y_dot, ans, x, y: -(y_dot * ans) / y),
-        vjp=(lambda ans, x, y: lambda g: g / y, lambda ans, x, y: lambda g: -(g * ans) / y),
+        jvp=(lambda x_dot, ans, x, y: _div(x_dot, y),
+             lambda y_dot, ans, x, y: -_div(_mul(y_dot, ans), y)),
+        vjp=(lambda ans, x, y: lambda g: _div(g, y), lambda ans, x, y: lambda g: -_div(_mul(g, ans), y)),
         domain=(0.3, 3.0))
 
 
@@ -106,13 +115,13 @@ def _pow_dx(ans, x, y):
         if y == 0:
             return xnp.zeros_like(x)
         return y * (x if y == 2 else x ** (y - 1))
-    return xnp.where(y == 0, 0.0, y * x ** (y - 1))
+    return xnp.where(y == 0, 0.0, _mul(y, xnp.pow(x, y - 1)))
 
 
 def _pow_dy(ans, x, y):
     if type(x) in _SCALARS:
         return ans * (0.0 if x == 0 else _log(x))
-    return ans * xnp.log(xnp.where(x == 0, 1.0, x))
+    return _mul(ans, xnp.log(xnp.where(x == 0, 1.0, x)))
 
 
 defprim("pow", lambda xp, x, y: xp.pow(x, y), broadcast=True, nargs=2,
@@ -130,29 +139,30 @@ defprim("minimum", lambda xp, x, y: xp.minimum(x, y), broadcast=True, nargs=2,
 
 
 def _atan2_den(x, y):
-    return x * x + y * y
+    return xnp.add(x * x, y * y)
 
 
 defprim("atan2", lambda xp, y, x: xp.atan2(y, x), broadcast=True, nargs=2,
-        deriv=(lambda ans, y, x: x / _atan2_den(x, y), lambda ans, y, x: -y / _atan2_den(x, y)),
+        deriv=(lambda ans, y, x: _div(x, _atan2_den(x, y)), lambda ans, y, x: -_div(y, _atan2_den(x, y))),
         domain=(0.3, 3.0))
 
 
 def _hypot_d(ans, x, y):
     # x / hypot, with the origin giving 0 (JAX's finite choice) instead of NaN
-    return x / xnp.where(ans == 0, 1.0, ans)
+    return _div(x, xnp.where(ans == 0, 1.0, ans))
 
 
 defprim("hypot", lambda xp, x, y: xp.hypot(x, y), broadcast=True, nargs=2,
         deriv=(_hypot_d, lambda ans, x, y: _hypot_d(ans, y, x)), domain=(0.3, 3.0))
 defprim("logaddexp", lambda xp, x, y: xp.logaddexp(x, y), broadcast=True, nargs=2,
-        deriv=(lambda ans, x, y: xnp.exp(x - ans), lambda ans, x, y: xnp.exp(y - ans)),
+        deriv=(lambda ans, x, y: xnp.exp(xnp.subtract(x, ans)),
+               lambda ans, x, y: xnp.exp(xnp.subtract(y, ans))),
         domain=(-3.0, 3.0))
 defprim("remainder", lambda xp, x, y: xp.remainder(x, y), broadcast=True, nargs=2,
-        deriv=(lambda ans, x, y: xnp.ones_like(ans), lambda ans, x, y: -xnp.floor(x / y)),
+        deriv=(lambda ans, x, y: xnp.ones_like(ans), lambda ans, x, y: -xnp.floor(_div(x, y))),
         domain=(0.3, 3.0))
 defprim("copysign", lambda xp, x, y: xp.copysign(x, y), broadcast=True, nargs=2,
-        deriv=(lambda ans, x, y: xnp.where(xnp.signbit(y), -1.0, 1.0) * xnp.sign(x), None),
+        deriv=(lambda ans, x, y: _mul(xnp.where(xnp.signbit(y), -1.0, 1.0), xnp.sign(x)), None),
         domain=(-3.0, 3.0))
 
 # zero derivative almost everywhere

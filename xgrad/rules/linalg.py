@@ -14,12 +14,12 @@ def _matmul_vjp_x(ans, x, y):
 
     def vjp(g):
         if xn == 1 and yn == 1:
-            return g * y
+            return xnp.multiply(g, y)
         if yn == 1:                                  # (..., n, k) @ (k,)
-            return xnp.expand_dims(g, axis=-1) * y
+            return xnp.multiply(xnp.expand_dims(g, axis=-1), y)
         if xn == 1:                                  # (k,) @ (..., k, m)
-            return (y @ xnp.expand_dims(g, axis=-1))[..., 0]
-        return g @ _mT(y)
+            return xnp.matmul(y, xnp.expand_dims(g, axis=-1))[..., 0]
+        return xnp.matmul(g, _mT(y))
     return vjp
 
 
@@ -28,12 +28,12 @@ def _matmul_vjp_y(ans, x, y):
 
     def vjp(g):
         if xn == 1 and yn == 1:
-            return g * x
+            return xnp.multiply(g, x)
         if xn == 1:                                  # (k,) @ (..., k, m)
-            return xnp.expand_dims(x, axis=-1) * xnp.expand_dims(g, axis=-2)
+            return xnp.multiply(xnp.expand_dims(x, axis=-1), xnp.expand_dims(g, axis=-2))
         if yn == 1:                                  # (..., n, k) @ (k,)
-            return (_mT(x) @ xnp.expand_dims(g, axis=-1))[..., 0]
-        return _mT(x) @ g
+            return xnp.matmul(_mT(x), xnp.expand_dims(g, axis=-1))[..., 0]
+        return xnp.matmul(_mT(x), g)
     return vjp
 
 

@@ -57,12 +57,12 @@ def _chooser_weights(ans, x, axis, keepdims):
 
 def _chooser_jvp(x_dot, ans, x, *, axis, keepdims):
     w = _chooser_weights(ans, x, axis, keepdims)
-    return xnp.sum(x_dot * w, axis=axis, keepdims=keepdims)
+    return xnp.sum(xnp.multiply(x_dot, w), axis=axis, keepdims=keepdims)
 
 
 def _chooser_vjp(ans, x, *, axis, keepdims):
     w = _chooser_weights(ans, x, axis, keepdims)
-    return lambda g: _expand(g, x.shape, axis, keepdims) * w
+    return lambda g: xnp.multiply(_expand(g, x.shape, axis, keepdims), w)
 
 
 defprim("max", lambda xp, x, *, axis, keepdims: xp.max(x, axis=axis, keepdims=keepdims),
@@ -111,9 +111,9 @@ def _prod_impl(xp, x, *, axis, dtype, keepdims):
 
 defprim("prod", _prod_impl,
         jvp=lambda x_dot, ans, x, *, axis, dtype, keepdims: xnp.sum(
-            x_dot * _prod_others(x, axis), axis=axis, keepdims=keepdims),
+            xnp.multiply(x_dot, _prod_others(x, axis)), axis=axis, keepdims=keepdims),
         vjp=lambda ans, x, *, axis, dtype, keepdims: (
-            lambda g: _expand(g, x.shape, axis, keepdims) * _prod_others(x, axis)),
+            lambda g: xnp.multiply(_expand(g, x.shape, axis, keepdims), _prod_others(x, axis))),
         domain=(0.5, 1.5))
 
 # ----- no derivative -----

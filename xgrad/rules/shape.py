@@ -55,7 +55,7 @@ def _concat_vjp(i, ans, *xs, axis):
     shape = x.shape
 
     def vjp(g):
-        idx = (slice(None),) * ax + (slice(start, stop),)
+        idx = (slice(None),) * ax + (slice(start, stop), Ellipsis)
         return xnp.reshape(g[idx], shape) if axis is None else g[idx]
     return vjp
 

@@ -24,7 +24,7 @@ def _basis(x):
     n = math.prod(x.shape)
     xp = backend_of(x)
     eye = xp.eye(n, dtype=x.dtype) if n else None
-    return [xp.reshape(eye[i], tuple(x.shape)) for i in range(n)]
+    return [xp.reshape(eye[i, ...], tuple(x.shape)) for i in range(n)]
 
 
 def _stack_jac(cols, out_shape, in_shape, dtype):

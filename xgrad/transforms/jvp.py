@@ -54,7 +54,7 @@ class JVPTrace(Trace):
             c = rule(t, ans, *primals, **params)
             if c is None:
                 continue
-            t_out = c if t_out is None else t_out + c
+            t_out = c if t_out is None else xnp.add(t_out, c)
         if t_out is None:
             return ans
         if not is_inexact(ans.dtype):

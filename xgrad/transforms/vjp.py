@@ -123,7 +123,7 @@ def backward_pass(tape, n, seeds, consume):
             if fix is not None:
                 c = _fix(c, fix)
             prev = cts[node]
-            cts[node] = c if prev is None else prev + c
+            cts[node] = c if prev is None else xnp.add(prev, c)
     if consume:
         tape.clear()
     return cts

@@ -1,0 +1,144 @@
+"""Nesting of transforms: perturbation confusion, high orders, closures over
+outer tracers, fan-out, constant functions, hvp against hessian @ v."""
+import math
+import threading
+
+import numpy as np
+import pytest
+
+import xgrad
+import xgrad.numpy as xnp
+from helpers import assert_close, from_np
+
+
+def test_perturbation_confusion():
+    f = lambda x: x * xgrad.grad(lambda y: x + y)(1.0)
+    assert float(xgrad.grad(f)(1.0)) == 1.0
+
+
+def test_perturbation_confusion_forward():
+    # jvp inside jvp: d/dx [x * d/dy (x + y)] = 1
+    def inner(x):
+        return xgrad.jvp(lambda y: x + y, (1.0,), (1.0,))[1]
+    out = xgrad.jvp(lambda x: x * inner(x), (1.0,), (1.0,))[1]
+    assert float(out) == 1.0
+
+
+def test_perturbation_confusion_mixed():
+    # reverse outside, forward inside, and the other way round
+    f = lambda x: x * xgrad.jvp(lambda y: x * y, (2.0,), (1.0,))[1]   # x * x
+    assert float(xgrad.grad(f)(3.0)) == 6.0
+    g = lambda x: x * xgrad.grad(lambda y: x * y)(2.0)                  # x * x
+    assert float(xgrad.jvp(g, (3.0,), (1.0,))[1]) == 6.0
+
+
+@pytest.mark.parametrize("order", [1, 2, 3, 4, 5, 6])
+def test_polynomial_orders_reverse(order):
+    # d^k/dx^k x^6 = 6!/(6-k)! x^(6-k)
+    f = lambda x: x ** 6
+    for _ in range(order):
+        f = xgrad.grad(f)
+    x = 1.3
+    expected = math.factorial(6) / math.factorial(6 - order) * x ** (6 - order)
+    assert abs(float(f(x)) - expected) <= 1e-12 * abs(expected)
+
+
+def _nth(f, combo):
+    for mode in combo:
+        if mode == "rev":
+            f = xgrad.grad(f)
+        else:
+            f = (lambda g: lambda x: xgrad.jvp(g, (x,), (1.0,))[1])(f)
+    return f
+
+
+@pytest.mark.parametrize("combo", [("rev", "fwd", "rev", "fwd"), ("fwd", "fwd", "fwd", "fwd"),
+                                   ("fwd", "rev", "rev", "fwd"), ("rev", "rev", "fwd", "fwd")])
+def test_order_four_any_mix(combo):
+    f = lambda x: xnp.sin(x) * x ** 2
+    # d^4/dx^4 [x^2 sin x] = x^2 sin x - 8 x cos x - 12 sin x
+    x = 0.7
+    expected = x ** 2 * math.sin(x) - 8 * x * math.cos(x) - 12 * math.sin(x)
+    assert abs(float(_nth(f, combo)(x)) - expected) < 1e-10
+
+
+def test_fourth_order_jacobians():
+    f = lambda x: xnp.sum(x ** 4)
+    x = np.array([1.0, 2.0])
+    h4 = xgrad.jacfwd(xgrad.jacrev(xgrad.hessian(f)))(x)
+    assert h4.shape == (2, 2, 2, 2)
+    expected = np.zeros((2, 2, 2, 2))
+    expected[0, 0, 0, 0] = expected[1, 1, 1, 1] = 24.0
+    assert_close(h4, expected)
+
+
+def test_closure_over_outer_tracer():
+    def f(x):
+        g = lambda y: xnp.sin(x * y)
+        return xgrad.grad(g)(2.0)          # x cos(2x)
+    x = 0.4
+    # d/dx [x cos 2x] = cos 2x - 2x sin 2x
+    assert abs(float(xgrad.grad(f)(x)) - (math.cos(2 * x) - 2 * x * math.sin(2 * x))) < 1e-14
+
+
+def test_fan_out_and_reuse():
+    def f(x):
+        a = x * x
+        return a * a + a + x          # x^4 + x^2 + x
+    assert float(xgrad.grad(f)(2.0)) == 4 * 8 + 4 + 1
+
+
+def test_constant_function_gives_zeros(xp):
+    x = from_np(xp, np.ones((2, 3), dtype=np.float32))
+    g = xgrad.grad(lambda x: xnp.sum(xnp.ones((2,))))(x)
+    assert g.shape == (2, 3) and g.dtype == x.dtype
+    assert_close(g, np.zeros((2, 3)))
+
+
+def test_hvp_equals_hessian_times_v(xp, rng):
+    A = rng.normal(size=(4, 4))
+    # NB: xnp.matmul, not `A @ x`: array_api_strict arrays raise instead of deferring to
+    # the traced operand (numpy and cupy arrays defer)
+    f = lambda x: xnp.sum(xnp.tanh(xnp.matmul(from_np(xp, A), x)) ** 2) + xnp.sum(x ** 3)
+    x = from_np(xp, rng.normal(size=4))
+    v = from_np(xp, rng.normal(size=4))
+    H = xgrad.hessian(f)(x)
+    assert_close(xgrad.hvp(f, (x,), (v,)), H @ v, rtol=1e-12, atol=1e-12)
+    assert_close(H, H.T, rtol=1e-12, atol=1e-14)
+
+
+def test_threads_do_not_mix_tapes():
+    results = {}
+    barrier = threading.Barrier(2)
+
+    def work(name, p):
+        def f(x):
+            barrier.wait()              # both threads are tracing at once
+            y = x ** p
+            barrier.wait()
+            return y
+        results[name] = [float(xgrad.grad(f)(2.0)) for _ in range(3)]
+
+    t1 = threading.Thread(target=work, args=("a", 2))
+    t2 = threading.Thread(target=work, args=("b", 3))
+    t1.start(); t2.start(); t1.join(); t2.join()
+    assert results == {"a": [4.0] * 3, "b": [12.0] * 3}
+
+
+def test_leaked_tracer_raises():
+    box = []
+    xgrad.grad(lambda x: (box.append(x), x * 1.0)[1])(1.0)
+    with pytest.raises(xgrad.LeakedTracerError):
+        xnp.sin(box[0])
+
+
+def test_vjp_fn_reusable_and_mutation_free(rng):
+    x = rng.normal(size=3)
+    x0 = x.copy()
+    ct = np.ones(3)
+    out, f_vjp = xgrad.vjp(lambda x: xnp.sin(x) * x, x)
+    a = f_vjp(ct)[0]
+    b = f_vjp(ct)[0]
+    assert_close(a, b)
+    assert_close(a, np.cos(x) * x + np.sin(x))
+    assert np.array_equal(x, x0) and np.array_equal(ct, np.ones(3))
