@@ -133,9 +133,10 @@ def vjp_flat(f_flat, primals):
     """Trace ``f_flat`` on flat ``primals``; returns (outs, out_nodes, in_nodes, trace)."""
     with new_main(VJPTrace) as trace:
         ins = [trace.new_input(p) if is_inexact(p.dtype) else p for p in primals]
+        # read the nodes now: `x[i] = v` inside f_flat rebinds the tracer objects
+        in_nodes = [x.aux if isinstance(x, VJPTracer) else None for x in ins]
         outs = f_flat(*ins)
         pairs = [lower_out(trace, o) for o in outs]
-    in_nodes = [x.aux if isinstance(x, VJPTracer) and x._trace is trace else None for x in ins]
     return [p for p, _ in pairs], [nd for _, nd in pairs], in_nodes, trace
 
 
