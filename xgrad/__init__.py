@@ -11,8 +11,9 @@ from . import tree
 from .core import LeakedTracerError, Zero
 from .transforms.jvp import jvp
 from .transforms.vjp import vjp, grad, value_and_grad
+from .transforms.vmap import vmap
 from .transforms.derived import jacfwd, jacrev, hessian, hvp, linearize
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev",
-           "hessian", "hvp", "numpy", "xp", "tree", "LeakedTracerError"]
+           "hessian", "hvp", "vmap", "numpy", "xp", "tree", "LeakedTracerError"]
 __version__ = "0.1.0"

@@ -636,7 +636,9 @@ def from_dlpack(x, /, *, device=None, copy=None):
 
 
 def _device_of(x):
-    return array_api_compat.device(concrete(x))
+    while isinstance(x, Tracer):
+        x = x.primal
+    return array_api_compat.device(x)
 
 
 # --------------------------------------------------------------------------

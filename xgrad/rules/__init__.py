@@ -6,7 +6,8 @@ which arguments have no derivative, and the sampling domain the tests use::
     defprim("sin", lambda xp, x: xp.sin(x),
             deriv=lambda ans, x: xnp.cos(x), domain=(-3.0, 3.0))
 
-Shortcuts: ``deriv`` (elementwise ops: per-argument pointwise derivative
+``batch`` is a builder ``prim -> rule`` from ``rules/_batching.py`` (the
+elementwise family gets its rule by default). Shortcuts: ``deriv`` (elementwise ops: per-argument pointwise derivative
 ``d``; JVP is ``x_dot * d``, VJP is ``g * d``), ``linear=True`` (the JVP
 applies the op to the tangent in place of the argument; valid for ops linear
 in each argument separately). ``None`` in a tuple means "no derivative".
@@ -71,8 +72,8 @@ def defprim(name, impl, jvp=None, vjp=None, *, deriv=None, linear=False,
     if nondiff and isinstance(jvp, tuple):
         jvp = tuple(None if i in nondiff else r for i, r in enumerate(jvp))
         vjp = tuple(None if i in nondiff else r for i, r in enumerate(vjp)) if vjp else vjp
-    p = Primitive(name, impl, jvp, vjp, batch=batch, broadcast=broadcast,
-                  domain=domain, nondiff=nondiff)
+    p = Primitive(name, impl, jvp, vjp, broadcast=broadcast, domain=domain, nondiff=nondiff)
+    p.batch = batch(p) if batch is not None else None
     if linear:
         prim_holder.append(p)
     if name in RULES:

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import math
 
-from . import defprim
+from . import defprim, RULES
+from . import _batching
 from .. import numpy as xnp
+
+_FIRST = len(RULES)
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -183,3 +186,9 @@ defprim("where", lambda xp, c, x, y: xp.where(c, x, y), broadcast=True, nargs=3,
              lambda y_dot, ans, c, x, y: xnp.where(c, 0.0, y_dot)),
         vjp=(None, lambda ans, c, x, y: lambda g: xnp.where(c, g, 0.0),
              lambda ans, c, x, y: lambda g: xnp.where(c, 0.0, g)))
+
+
+# ----- batching: every primitive of this family batches elementwise -----
+for _p in list(RULES.values())[_FIRST:]:
+    if _p.batch is None:
+        _p.batch = _batching.elementwise(_p)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from . import defprim
+from ._batching import matmul_rule
 from .. import numpy as xnp
 
 
@@ -38,4 +39,5 @@ def _matmul_vjp_y(ans, x, y):
 
 
 defprim("matmul", lambda xp, x, y: xp.matmul(x, y), nargs=2, linear=True,
-        vjp=(_matmul_vjp_x, _matmul_vjp_y), domain=(-2.0, 2.0))
+        vjp=(_matmul_vjp_x, _matmul_vjp_y), domain=(-2.0, 2.0),
+        batch=matmul_rule)

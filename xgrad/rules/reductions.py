@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import defprim
+from ._batching import reduction
 from .. import numpy as xnp
 from ..backends import dtype_in
 
@@ -29,7 +30,7 @@ def _sum_impl(xp, x, *, axis, dtype, keepdims):
 defprim("sum", _sum_impl, linear=True,
         vjp=lambda ans, x, *, axis, dtype, keepdims: (
             lambda g, shape=x.shape: _expand(g, shape, axis, keepdims)),
-        domain=(-3.0, 3.0))
+        domain=(-3.0, 3.0), batch=reduction)
 
 
 def _cumsum_impl(xp, x, *, axis, include_initial):
@@ -45,7 +46,8 @@ def _cumsum_vjp(ans, x, *, axis, include_initial):
     return vjp
 
 
-defprim("cumulative_sum", _cumsum_impl, linear=True, vjp=_cumsum_vjp, domain=(-3.0, 3.0))
+defprim("cumulative_sum", _cumsum_impl, linear=True, vjp=_cumsum_vjp, domain=(-3.0, 3.0),
+        batch=lambda p: reduction(p, single_axis=True))
 
 
 # ----- order statistics: ties share the cotangent equally (as JAX) -----
@@ -66,9 +68,9 @@ def _chooser_vjp(ans, x, *, axis, keepdims):
 
 
 defprim("max", lambda xp, x, *, axis, keepdims: xp.max(x, axis=axis, keepdims=keepdims),
-        jvp=_chooser_jvp, vjp=_chooser_vjp, domain=(-3.0, 3.0))
+        jvp=_chooser_jvp, vjp=_chooser_vjp, domain=(-3.0, 3.0), batch=reduction)
 defprim("min", lambda xp, x, *, axis, keepdims: xp.min(x, axis=axis, keepdims=keepdims),
-        jvp=_chooser_jvp, vjp=_chooser_vjp, domain=(-3.0, 3.0))
+        jvp=_chooser_jvp, vjp=_chooser_vjp, domain=(-3.0, 3.0), batch=reduction)
 
 
 # ----- product: zero-safe "product of the others" -----
@@ -114,10 +116,10 @@ defprim("prod", _prod_impl,
             xnp.multiply(x_dot, _prod_others(x, axis)), axis=axis, keepdims=keepdims),
         vjp=lambda ans, x, *, axis, dtype, keepdims: (
             lambda g: xnp.multiply(_expand(g, x.shape, axis, keepdims), _prod_others(x, axis))),
-        domain=(0.5, 1.5))
+        domain=(0.5, 1.5), batch=reduction)
 
 # ----- no derivative -----
-defprim("argmax", lambda xp, x, *, axis, keepdims: xp.argmax(x, axis=axis, keepdims=keepdims))
-defprim("argmin", lambda xp, x, *, axis, keepdims: xp.argmin(x, axis=axis, keepdims=keepdims))
-defprim("all", lambda xp, x, *, axis, keepdims: xp.all(x, axis=axis, keepdims=keepdims))
-defprim("any", lambda xp, x, *, axis, keepdims: xp.any(x, axis=axis, keepdims=keepdims))
+defprim("argmax", lambda xp, x, *, axis, keepdims: xp.argmax(x, axis=axis, keepdims=keepdims), batch=reduction)
+defprim("argmin", lambda xp, x, *, axis, keepdims: xp.argmin(x, axis=axis, keepdims=keepdims), batch=reduction)
+defprim("all", lambda xp, x, *, axis, keepdims: xp.all(x, axis=axis, keepdims=keepdims), batch=reduction)
+defprim("any", lambda xp, x, *, axis, keepdims: xp.any(x, axis=axis, keepdims=keepdims), batch=reduction)

@@ -4,12 +4,14 @@ axes, slices of a concatenation, ...)."""
 from __future__ import annotations
 
 from . import defprim, Variadic
+from . import _batching as B
 from .. import numpy as xnp
 from ..backends import dtype_in, is_inexact, is_complex, backend_of
 
 # ----- reshape / transpose / broadcast -----
 defprim("reshape", lambda xp, x, *, shape: xp.reshape(x, shape), linear=True,
-        vjp=lambda ans, x, *, shape: (lambda g, s=x.shape: xnp.reshape(g, s)))
+        vjp=lambda ans, x, *, shape: (lambda g, s=x.shape: xnp.reshape(g, s)),
+        batch=B.reshape_rule)
 
 
 def _inverse_perm(axes):
@@ -20,11 +22,14 @@ def _inverse_perm(axes):
 
 
 defprim("permute_dims", lambda xp, x, *, axes: xp.permute_dims(x, axes), linear=True,
-        vjp=lambda ans, x, *, axes: (lambda g, inv=_inverse_perm(axes): xnp.permute_dims(g, inv)))
+        vjp=lambda ans, x, *, axes: (lambda g, inv=_inverse_perm(axes): xnp.permute_dims(g, inv)),
+        batch=B.permute_rule)
 defprim("broadcast_to", lambda xp, x, *, shape: xp.broadcast_to(x, shape), linear=True,
-        vjp=lambda ans, x, *, shape: (lambda g, s=x.shape: xnp._unbroadcast(g, s)))
+        vjp=lambda ans, x, *, shape: (lambda g, s=x.shape: xnp._unbroadcast(g, s)),
+        batch=B.broadcast_rule)
 defprim("flip", lambda xp, x, *, axis: xp.flip(x, axis=axis), linear=True,
-        vjp=lambda ans, x, *, axis: lambda g: xnp.flip(g, axis=axis))
+        vjp=lambda ans, x, *, axis: lambda g: xnp.flip(g, axis=axis),
+        batch=B.axes_shift)
 
 
 def _neg_shift(shift):
@@ -32,11 +37,14 @@ def _neg_shift(shift):
 
 
 defprim("roll", lambda xp, x, *, shift, axis: xp.roll(x, shift, axis=axis), linear=True,
-        vjp=lambda ans, x, *, shift, axis: lambda g: xnp.roll(g, _neg_shift(shift), axis=axis))
+        vjp=lambda ans, x, *, shift, axis: lambda g: xnp.roll(g, _neg_shift(shift), axis=axis),
+        batch=B.roll_rule)
 defprim("tril", lambda xp, x, *, k: xp.tril(x, k=k), linear=True,
-        vjp=lambda ans, x, *, k: lambda g: xnp.tril(g, k=k))
+        vjp=lambda ans, x, *, k: lambda g: xnp.tril(g, k=k),
+        batch=B.unary_front)
 defprim("triu", lambda xp, x, *, k: xp.triu(x, k=k), linear=True,
-        vjp=lambda ans, x, *, k: lambda g: xnp.triu(g, k=k))
+        vjp=lambda ans, x, *, k: lambda g: xnp.triu(g, k=k),
+        batch=B.unary_front)
 
 
 # ----- concatenation (any number of arguments) -----
@@ -61,7 +69,8 @@ def _concat_vjp(i, ans, *xs, axis):
 
 
 defprim("concat", lambda xp, *xs, axis: xp.concat(xs, axis=axis),
-        jvp=Variadic(_concat_jvp), vjp=Variadic(_concat_vjp))
+        jvp=Variadic(_concat_jvp), vjp=Variadic(_concat_vjp),
+        batch=B.concat_rule)
 
 
 # ----- dtype conversion -----
@@ -88,4 +97,5 @@ def _astype_vjp(ans, x, *, dtype, copy):
     return vjp
 
 
-defprim("astype", _astype_impl, jvp=_astype_jvp, vjp=_astype_vjp)
+defprim("astype", _astype_impl, jvp=_astype_jvp, vjp=_astype_vjp,
+        batch=B.unary_front)

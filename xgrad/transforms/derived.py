@@ -19,28 +19,6 @@ from ._api import as_primal, check_diff_input, split_aux, instantiate
 __all__ = ["jacfwd", "jacrev", "hessian", "hvp", "linearize"]
 
 
-def _basis(x):
-    """The standard basis of ``x``'s space, one array per element."""
-    n = math.prod(x.shape)
-    xp = backend_of(x)
-    eye = xp.eye(n, dtype=x.dtype) if n else None
-    return [xp.reshape(eye[i, ...], tuple(x.shape)) for i in range(n)]
-
-
-def _stack_jac(cols, out_shape, in_shape, dtype):
-    """Columns (one per input element, each out-shaped) -> out.shape + in.shape."""
-    if not cols:
-        return xnp.zeros(tuple(out_shape) + tuple(in_shape), dtype=dtype)
-    return xnp.reshape(xnp.stack(cols, axis=-1), tuple(out_shape) + tuple(in_shape))
-
-
-def _stack_rows(rows, out_shape, in_shape, dtype):
-    """Rows (one per output element, each in-shaped) -> out.shape + in.shape."""
-    if not rows:
-        return xnp.zeros(tuple(out_shape) + tuple(in_shape), dtype=dtype)
-    return xnp.reshape(xnp.stack(rows, axis=0), tuple(out_shape) + tuple(in_shape))
-
-
 def _diff_args(args, argnums, fname):
     multi, nums = _check_argnums(argnums, len(args), fname)
     diff = tuple(args[i] for i in nums)
@@ -74,8 +52,33 @@ def _assemble(jac, out_tree, in_tree, multi):
     return _tree.unflatten(out_tree, per_out)
 
 
+def _std_basis(leaves):
+    """The identity over the concatenated space of ``leaves``, split per leaf:
+    one (N, *leaf.shape) array each, N = total number of elements."""
+    sizes = [math.prod(x.shape) for x in leaves]
+    n = sum(sizes)
+    out, start = [], 0
+    for x, k in zip(leaves, sizes):
+        xp_k = backend_of(x)
+        eye = xp_k.eye(n, k, k=-start, dtype=x.dtype) if n else xp_k.zeros((0, k), dtype=x.dtype)
+        out.append(xp_k.reshape(eye, (n,) + tuple(x.shape)))
+        start += k
+    return out, sizes
+
+
+def _split_rows(m, sizes, shapes, tail):
+    """(N, *tail) -> one (*shape_o, *tail) block per leaf o of the N-space."""
+    out, start = [], 0
+    for k, shp in zip(sizes, shapes):
+        block = m[start:start + k, ...]
+        out.append(xnp.reshape(block, tuple(shp) + tuple(tail)))
+        start += k
+    return out
+
+
 def jacfwd(fun, argnums=0, has_aux=False):
-    """Jacobian by forward mode: one ``jvp`` per input element.
+    """Jacobian by forward mode: ``vmap`` of ``jvp`` over the input basis
+    (one batched pass, no Python loop over basis vectors).
 
     Returns a function giving an array of shape ``out.shape + in.shape``
     (pytrees nest as in JAX: output structure outside, input inside).
@@ -84,58 +87,66 @@ def jacfwd(fun, argnums=0, has_aux=False):
     >>> xgrad.jacfwd(lambda x: x ** 2)(xnp.asarray([1.0, 2.0])).tolist()
     [[2.0, 0.0], [0.0, 4.0]]
     """
+    from .vmap import vmap
+
     def jac_f(*args, **kwargs):
         multi, nums, flat, in_tree = _diff_args(args, argnums, "jacfwd")
         store = {"name": "jacfwd"}
         f_flat = _closure(fun, args, kwargs, nums, in_tree, has_aux, store)
-        cols_per_in = []
-        outs = None
-        for k, x in enumerate(flat):
-            cols = []
-            for e in _basis(x):
-                tangents = [None] * len(flat)
-                tangents[k] = e
-                outs, t_outs = jvp(f_flat, tuple(flat), tuple(
-                    t if t is not None else xnp.zeros_like(p) for t, p in zip(tangents, flat)))
-                cols.append(t_outs)
-            cols_per_in.append(cols)
-        if outs is None:
-            outs = f_flat(*flat)
+        basis, sizes = _std_basis(flat)
+
+        def push(*ts):
+            return jvp(f_flat, tuple(flat), ts)[1]
+        outs = f_flat(*flat)
+        aux = store.get("aux")
         outs = [instantiate(o) for o in outs]
-        jac = [[_stack_jac([c[o] for c in cols_per_in[k]], outs[o].shape, flat[k].shape,
-                           outs[o].dtype)
-                for k in range(len(flat))] for o in range(len(outs))]
+        if sum(sizes):
+            cols = vmap(push, in_axes=0, out_axes=-1)(*basis)     # each (*out_o, N)
+        else:
+            cols = [xnp.zeros(tuple(o.shape) + (0,), dtype=o.dtype) for o in outs]
+        jac = []
+        for o, c in zip(outs, cols):
+            c = xnp.astype(c, o.dtype) if c.dtype != o.dtype else c
+            moved = xnp.permute_dims(c, (c.ndim - 1,) + tuple(range(c.ndim - 1)))
+            blocks = _split_rows(moved, sizes, [x.shape for x in flat], o.shape)
+            # each block is (*in_k, *out_o): bring the output axes first
+            row = []
+            for b, x in zip(blocks, flat):
+                ni, no = len(x.shape), len(o.shape)
+                row.append(xnp.permute_dims(b, tuple(range(ni, ni + no)) + tuple(range(ni))))
+            jac.append(row)
         res = _assemble(jac, store["out_tree"], in_tree, multi)
-        return (res, store["aux"]) if has_aux else res
+        return (res, aux) if has_aux else res
     return jac_f
 
 
 def jacrev(fun, argnums=0, has_aux=False):
-    """Jacobian by reverse mode: one ``vjp`` trace, pulled back once per
-    output element.
+    """Jacobian by reverse mode: one ``vjp`` trace, pulled back with ``vmap``
+    over the output basis (one batched backward pass).
 
     >>> import xgrad, xgrad.numpy as xnp
     >>> xgrad.jacrev(lambda x: x ** 2)(xnp.asarray([1.0, 2.0])).tolist()
     [[2.0, 0.0], [0.0, 4.0]]
     """
+    from .vmap import vmap
+
     def jac_f(*args, **kwargs):
         multi, nums, flat, in_tree = _diff_args(args, argnums, "jacrev")
         store = {"name": "jacrev"}
         f_flat = _closure(fun, args, kwargs, nums, in_tree, has_aux, store)
         outs, vjp_fn = vjp(f_flat, *flat)
-        rows = []   # rows[o][e] = tuple of input cotangents
         for o, out in enumerate(outs):
             if not is_inexact(out.dtype):
                 raise TypeError(f"jacrev: output {o} has dtype {out.dtype}; "
                                 f"the Jacobian needs floating-point outputs")
-            per_e = []
-            for e in _basis(out):
-                ct = [xnp.zeros_like(oo) for oo in outs]
-                ct[o] = e
-                per_e.append(vjp_fn(ct))
-            rows.append(per_e)
-        jac = [[_stack_rows([r[k] for r in rows[o]], out.shape, x.shape, x.dtype)
-                for k, x in enumerate(flat)] for o, out in enumerate(outs)]
+        basis, sizes = _std_basis(outs)
+        if sum(sizes):
+            rows = vmap(lambda *cts: vjp_fn(list(cts)))(*basis)     # each (N, *in_k)
+        else:
+            rows = [xnp.zeros((0,) + tuple(x.shape), dtype=x.dtype) for x in flat]
+        per_in = [_split_rows(r, sizes, [o.shape for o in outs], x.shape)
+                  for r, x in zip(rows, flat)]
+        jac = [[per_in[k][o] for k in range(len(flat))] for o in range(len(outs))]
         res = _assemble(jac, store["out_tree"], in_tree, multi)
         return (res, store["aux"]) if has_aux else res
     return jac_f
