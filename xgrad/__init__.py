@@ -12,8 +12,11 @@ from .core import LeakedTracerError, Zero
 from .transforms.jvp import jvp
 from .transforms.vjp import vjp, grad, value_and_grad
 from .transforms.vmap import vmap
+from .transforms.custom import (custom_vjp, custom_jvp, checkpoint, remat,
+                                checkpoint_sequential, stop_gradient)
 from .transforms.derived import jacfwd, jacrev, hessian, hvp, linearize
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev",
-           "hessian", "hvp", "vmap", "numpy", "xp", "tree", "LeakedTracerError"]
+           "hessian", "hvp", "vmap", "custom_vjp", "custom_jvp",
+           "checkpoint", "remat", "checkpoint_sequential", "stop_gradient", "numpy", "xp", "tree", "LeakedTracerError"]
 __version__ = "0.1.0"

@@ -41,13 +41,18 @@ class Primitive:
     ``(ans, *args, **params) -> (g -> cotangent)``; ``None`` means argument
     ``i`` has no derivative. A staged VJP may return ``None`` to say that no
     cotangent flows (e.g. a cast to an integer dtype).
+
+    A *call primitive* (``is_call``: custom_vjp, custom_jvp, checkpoint) runs
+    a user function; its ``spec`` parameter tells each trace what to do
+    (``spec.jvp(trace, primals, tangents)``, ``spec.vjp(trace, primals,
+    nodes)``, ``spec.batch(trace, vals, bdims)``) and it returns a list.
     """
 
     __slots__ = ("name", "impl", "jvp", "vjp", "batch", "broadcast", "domain",
-                 "nondiff", "__weakref__")
+                 "nondiff", "is_call", "__weakref__")
 
     def __init__(self, name, impl, jvp=None, vjp=None, batch=None,
-                 broadcast=False, domain=None, nondiff=()):
+                 broadcast=False, domain=None, nondiff=(), is_call=False):
         self.name = name
         self.impl = impl
         self.jvp = jvp
@@ -56,6 +61,7 @@ class Primitive:
         self.broadcast = broadcast
         self.domain = domain
         self.nondiff = tuple(nondiff)
+        self.is_call = is_call
 
     def bind(self, *args, **params):
         return bind(self, *args, **params)

@@ -188,6 +188,9 @@ defprim("where", lambda xp, c, x, y: xp.where(c, x, y), broadcast=True, nargs=3,
              lambda ans, c, x, y: lambda g: xnp.where(c, 0.0, g)))
 
 
+# ----- stop_gradient: the identity, a constant to every transform -----
+defprim("stop_gradient", lambda xp, x: x)
+
 # ----- batching: every primitive of this family batches elementwise -----
 for _p in list(RULES.values())[_FIRST:]:
     if _p.batch is None:

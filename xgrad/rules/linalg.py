@@ -1,6 +1,9 @@
 """Matrix products. (The ``linalg`` extension's decompositions come later.)"""
 from __future__ import annotations
 
+import threading
+from contextlib import contextmanager
+
 from . import defprim
 from ._batching import matmul_rule
 from .. import numpy as xnp
@@ -38,6 +41,44 @@ def _matmul_vjp_y(ans, x, y):
     return vjp
 
 
-defprim("matmul", lambda xp, x, y: xp.matmul(x, y), nargs=2, linear=True,
+# ----- checkpoint policy "dots": matmul results saved in the forward pass
+# (transforms/custom.py) are replayed in the recomputation -----
+_dots = threading.local()
+
+
+@contextmanager
+def replaying(saved):
+    yield from _mode(("replay", saved) if saved is not None else None)
+
+
+def _mode(mode):
+    if mode is None:
+        yield
+        return
+    prev = getattr(_dots, "mode", None)
+    _dots.mode = mode
+    if mode[0] == "replay":
+        mode[1].i = 0
+    try:
+        yield
+    finally:
+        _dots.mode = prev
+
+
+def _matmul_impl(xp, x, y):
+    mode = getattr(_dots, "mode", None)
+    if mode is None:
+        return xp.matmul(x, y)
+    saved = mode[1]
+    if saved.i < len(saved.values):
+        r = saved.values[saved.i]
+        saved.i += 1
+        if r.shape == xp.broadcast_shapes(x.shape[:-2], y.shape[:-2]) + x.shape[-2:-1] + y.shape[-1:] \
+                or x.ndim < 2 or y.ndim < 2:
+            return r
+    return xp.matmul(x, y)
+
+
+defprim("matmul", _matmul_impl, nargs=2, linear=True,
         vjp=(_matmul_vjp_x, _matmul_vjp_y), domain=(-2.0, 2.0),
         batch=matmul_rule)

@@ -40,6 +40,8 @@ class JVPTrace(Trace):
                 self.check_lower(a._trace, prim)
             primals.append(a)
             tangents.append(None)
+        if prim.is_call:
+            return params["spec"].jvp(self, primals, tangents)
         ans = prim.bind(*primals, **params)
         rules = prim.jvp
         if not any_t or rules is None:

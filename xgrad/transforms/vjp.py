@@ -32,6 +32,10 @@ class VJPTracer(Tracer):
 
 
 class VJPTrace(Trace):
+    """Records the tape. Ordinary records are ``(out_node, entries)``; a call
+    record (several outputs) is ``(out_nodes_tuple, pull)`` where
+    ``pull(cotangents) -> [(in_node, cotangent), ...]``."""
+
     __slots__ = ("tape", "n")
 
     def __init__(self, level):
@@ -43,6 +47,32 @@ class VJPTrace(Trace):
         node = self.n
         self.n = node + 1
         return VJPTracer(self, primal, node)
+
+    def record_call(self, outs, pull):
+        """Wrap the outputs of a call primitive; ``pull(gs)`` maps the list of
+        output cotangents (None: zero) to [(in_node, cotangent)]."""
+        res = []
+        nodes = []
+        for o in outs:
+            if hasattr(o, "dtype") and is_inexact(o.dtype):
+                node = self.n
+                self.n = node + 1
+                nodes.append(node)
+                res.append(VJPTracer(self, o, node))
+            else:
+                nodes.append(-1)
+                res.append(o)
+        live = tuple(n for n in nodes if n >= 0)
+        if live:
+            index = [i for i, n in enumerate(nodes) if n >= 0]
+
+            def pull_live(gs):
+                full = [None] * len(outs)
+                for i, g in zip(index, gs):
+                    full[i] = g
+                return pull(full)
+            self.tape.append((live, pull_live))
+        return res
 
     def process_primitive(self, prim, args, params):
         primals = []
@@ -58,6 +88,8 @@ class VJPTrace(Trace):
                 self.check_lower(a._trace, prim)
             primals.append(a)
             nodes.append(None)
+        if prim.is_call:
+            return params["spec"].vjp(self, primals, nodes)
         ans = prim.bind(*primals, **params)
         rules = prim.vjp
         if not diff or rules is None:
@@ -110,9 +142,20 @@ def backward_pass(tape, n, seeds, consume):
         cts[node] = add_any(cts[node], g)
     for i in range(len(tape) - 1, -1, -1):
         out, entries = tape[i]
-        g = cts[out]
         if consume:
             tape[i] = None
+        if type(out) is tuple:               # a call record: several outputs
+            gs = [cts[o] for o in out]
+            if all(g is None for g in gs):
+                continue
+            for o in out:
+                cts[o] = None
+            for node, c in entries(gs):
+                if c is not None:
+                    prev = cts[node]
+                    cts[node] = c if prev is None else xnp.add(prev, c)
+            continue
+        g = cts[out]
         if g is None:
             continue
         cts[out] = None

@@ -56,6 +56,8 @@ class BatchTrace(Trace):
             bdims.append(None)
         if not batched:
             return prim.bind(*vals, **params)
+        if prim.is_call:
+            return params["spec"].batch(self, vals, bdims)
         rule = prim.batch
         if rule is None:
             raise NotImplementedError(
