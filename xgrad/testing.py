@@ -1,0 +1,265 @@
+"""Derivative checking for users' own functions and rules.
+
+- ``check_grads(fun, args, order=1, modes=("fwd", "rev"))``: central finite
+  differences against forward and reverse mode, one argument at a time, the
+  inner-product test ``<u, J v> == <J^T u, v>`` between the modes, and
+  recursion to ``order`` through every combination of modes
+  (forward-over-forward included). Raises AssertionError naming the
+  argument, mode, order, worst element and both values.
+- ``numerical_jvp(fun, args, tangents, eps)``: the central difference itself.
+- ``check_derivative_properties(fun, args)``: identities a correct second
+  derivative satisfies (Hessian symmetry, ``hvp == hessian @ v``, agreement
+  of all four nesting orders).
+- ``arrays``/``functions``: hypothesis strategies (hypothesis is optional:
+  they are imported on first use).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as _np_host   # only to draw random directions and report numbers
+
+from . import numpy as xnp
+from . import tree as _tree
+from .backends import backend_of, is_inexact, is_complex, default_namespace
+from .transforms.jvp import jvp
+from .transforms.vjp import vjp
+from .transforms.derived import hessian, hvp, jacfwd, jacrev
+from .transforms.vjp import grad
+
+__all__ = ["check_grads", "numerical_jvp", "check_derivative_properties", "arrays",
+           "functions", "default_tolerance"]
+
+# (atol, rtol, eps) by dtype name: float64 tight, float32 loose
+_TOL = {"float64": (1e-6, 1e-5, 1e-5), "float32": (5e-2, 5e-2, 3e-3),
+        "complex128": (1e-6, 1e-5, 1e-5), "complex64": (5e-2, 5e-2, 3e-3)}
+
+
+def default_tolerance(dtype):
+    """(atol, rtol, eps) used for ``dtype`` when none is given."""
+    return _TOL.get(str(getattr(dtype, "name", dtype)).rsplit(".", 1)[-1], _TOL["float64"])
+
+
+def _host(x):
+    """A value as a numpy array on the host (for reporting and inner products)."""
+    from .core import concrete
+    x = concrete(x)
+    if hasattr(x, "get"):
+        x = x.get()
+    try:
+        return _np_host.asarray(x)
+    except TypeError:      # array_api_strict on Python >= 3.12 forbids __array__
+        return _np_host.from_dlpack(x)
+
+
+def _like(x, host):
+    """A host array as an array of ``x``'s backend and dtype."""
+    xp = backend_of(x)
+    return xp.asarray(host.astype(_host(x).dtype))
+
+
+def _rand_like(rng, x):
+    h = _host(x)
+    r = rng.normal(size=h.shape)
+    if _np_host.iscomplexobj(h):
+        r = r + 1j * rng.normal(size=h.shape)
+    return _like(x, r.astype(h.dtype))
+
+
+def _vdot(a, b):
+    return complex(_np_host.vdot(_host(a).ravel(), _host(b).ravel()))
+
+
+def numerical_jvp(fun, args, tangents, eps=None):
+    """Central difference ``(f(x + eps t) - f(x - eps t)) / (2 eps)`` on flat
+    lists of array outputs."""
+    if eps is None:
+        eps = default_tolerance(_tree.leaves(args)[0].dtype)[2]
+    plus = _tree.map(lambda x, t: x + eps * t, args, tangents)
+    minus = _tree.map(lambda x, t: x - eps * t, args, tangents)
+    fp = _tree.leaves(fun(*plus))
+    fm = _tree.leaves(fun(*minus))
+    return [(_host(a) - _host(b)) / (2 * eps) for a, b in zip(fp, fm)]
+
+
+def _fail(what, order, mode, arg, auto, num, atol, rtol):
+    auto = _np_host.atleast_1d(_np_host.asarray(auto))
+    num = _np_host.atleast_1d(_np_host.asarray(num))
+    err = _np_host.abs(auto - num) - rtol * _np_host.abs(num)
+    i = int(_np_host.argmax(err))
+    idx = _np_host.unravel_index(i, auto.shape) if auto.ndim else ()
+    raise AssertionError(
+        f"check_grads: {what} mismatch, order {order}, mode {mode!r}, argument {arg}: "
+        f"worst element {tuple(int(k) for k in idx)}: automatic {complex(auto.ravel()[i]).real!r} vs "
+        f"numerical {complex(num.ravel()[i]).real!r} (atol={atol:g}, rtol={rtol:g})")
+
+
+def _close(a, b, atol, rtol):
+    a, b = _np_host.asarray(a), _np_host.asarray(b)
+    return a.shape == b.shape and bool(_np_host.all(_np_host.abs(a - b) <= atol + rtol * _np_host.abs(b)))
+
+
+def _check(fun, args, order, modes, atol, rtol, eps, rng, path):
+    """One level of checks; recurses on the derivative functions."""
+    args = tuple(args)
+    flat, tree = _tree.flatten(args)
+    dtype = next((x.dtype for x in flat if hasattr(x, "dtype") and is_inexact(x.dtype)), None)
+    if dtype is None:
+        return
+    a0, r0, e0 = default_tolerance(dtype)
+    atol = a0 * (1 + 4 * len(path)) if atol is None else atol   # looser at higher orders
+    rtol = r0 * (1 + 4 * len(path)) if rtol is None else rtol
+    eps = e0 if eps is None else eps
+    diff = [i for i, x in enumerate(flat) if hasattr(x, "dtype") and is_inexact(x.dtype)]
+    out = fun(*args)
+    o_flat = _tree.leaves(out)
+    here = " over ".join(reversed(path)) or "-"
+    for i in diff:
+        t_flat = [_rand_like(rng, x) if k == i else xnp.zeros_like(x) if hasattr(x, "dtype") else x
+                  for k, x in enumerate(flat)]
+        tangents = _tree.unflatten(tree, t_flat)
+        name = f"{i}{_tree.path_str(tree, i)}" if len(flat) > 1 else "0"
+        num = numerical_jvp(fun, args, tangents, eps)
+        if "fwd" in modes:
+            _, t_out = jvp(fun, args, tangents)
+            for a, n in zip(_tree.leaves(t_out), num):
+                if not _close(_host(a), n, atol, rtol):
+                    _fail("JVP", len(path) + 1, "fwd" + (f" (inside {here})" if path else ""),
+                          name, _host(a), n, atol, rtol)
+        if "rev" in modes:
+            cts = [_rand_like(rng, o) for o in o_flat]
+            _, f_vjp = vjp(fun, *args)
+            ct_tree = _tree.unflatten(_tree.structure(out), cts)
+            g = _tree.leaves(f_vjp(ct_tree))[i]
+            lhs = sum(_vdot(c, n) for c, n in zip(cts, num))      # <u, J v> numerically
+            rhs = _vdot(g, t_flat[i])                               # <J^T u, v>
+            scale = max(1.0, abs(lhs), abs(rhs))
+            if abs(lhs - rhs) > atol * scale + rtol * abs(lhs) + rtol * scale:
+                _fail("VJP", len(path) + 1, "rev" + (f" (inside {here})" if path else ""),
+                      name, [rhs.real], [lhs.real], atol, rtol)
+            if "fwd" in modes:
+                _, t_out = jvp(fun, args, tangents)
+                ip = sum(_vdot(c, t) for c, t in zip(cts, _tree.leaves(t_out)))
+                ip_tol = (1e-9 if "64" in str(dtype) or "128" in str(dtype) else 1e-3) * scale
+                if abs(ip - rhs) > ip_tol:
+                    _fail("inner product <u, J v> vs <J^T u, v> between fwd and rev",
+                          len(path) + 1, "fwd/rev", name, [rhs.real], [ip.real], atol, rtol)
+    if order <= 1:
+        return
+    if "fwd" in modes:
+        t_flat = [_rand_like(rng, x) if k in diff else x for k, x in enumerate(flat)]
+        tangents = _tree.unflatten(tree, t_flat)
+        _check(lambda *a: jvp(fun, a, tangents)[1], args, order - 1, modes,
+               atol, rtol, eps, rng, path + ["fwd"])
+    if "rev" in modes:
+        cts = _tree.unflatten(_tree.structure(out), [_rand_like(rng, o) for o in o_flat])
+        _check(lambda *a: vjp(fun, *a)[1](cts), args, order - 1, modes,
+               atol, rtol, eps, rng, path + ["rev"])
+
+
+def check_grads(fun, args, order=1, modes=("fwd", "rev"), atol=None, rtol=None, eps=None):
+    """Check ``fun``'s derivatives against central finite differences.
+
+    Args:
+      fun: function of the positional ``args`` (pytrees of float arrays).
+      args: tuple of arguments.
+      order: check derivatives up to this order, through every combination
+        of ``modes`` (forward-over-forward, reverse-over-forward, ...).
+      modes: ``"fwd"`` (jvp), ``"rev"`` (vjp) or both; with both, the
+        inner-product identity between them is checked too.
+      atol, rtol, eps: tolerances and finite-difference step; by default
+        they depend on the dtype (float64 tight, float32 loose).
+
+    Returns:
+      None. Raises AssertionError naming the argument, mode, order, worst
+      element and both values on a mismatch.
+
+    >>> import xgrad, xgrad.numpy as xnp
+    >>> xgrad.check_grads(xnp.sin, (xnp.asarray([0.1, 0.2]),), order=2)
+    """
+    if isinstance(modes, str):
+        modes = (modes,)
+    bad = set(modes) - {"fwd", "rev"}
+    if bad or not modes:
+        raise ValueError(f"check_grads: modes must be a subset of ('fwd', 'rev'), got {modes!r}")
+    if not isinstance(args, (tuple, list)):
+        raise TypeError("check_grads: args must be a tuple of arguments")
+    rng = _np_host.random.default_rng(0)
+    args = tuple(_tree.map(lambda x: default_namespace().asarray(x)
+                           if type(x) in (int, float) else x, tuple(args)))
+    _check(fun, args, order, tuple(modes), atol, rtol, eps, rng, [])
+
+
+def check_derivative_properties(fun, args, atol=None, rtol=None):
+    """Assert the identities a correct second derivative of the scalar
+    function ``fun(x)`` satisfies at ``args = (x,)``: the Hessian is
+    symmetric; ``hvp(fun, x, v) == hessian(fun)(x) @ v``; forward-over-
+    reverse, reverse-over-forward, reverse-over-reverse and
+    forward-over-forward second derivatives agree; and first-order forward
+    and reverse modes satisfy the inner-product test."""
+    (x,) = args
+    a0, r0, _ = default_tolerance(x.dtype)
+    atol = 10 * a0 if atol is None else atol
+    rtol = 10 * r0 if rtol is None else rtol
+    n = math.prod(x.shape)
+    rng = _np_host.random.default_rng(1)
+    H = _host(hessian(fun)(x)).reshape(n, n)
+    if not _close(H, H.T, atol, rtol):
+        _fail("Hessian symmetry", 2, "fwd-over-rev", 0, H, H.T, atol, rtol)
+    v = _rand_like(rng, x)
+    hv = _host(hvp(fun, (x,), (v,))).reshape(n)
+    if not _close(hv, H @ _host(v).reshape(n), atol, rtol):
+        _fail("hvp vs hessian @ v", 2, "fwd-over-rev", 0, hv, H @ _host(v).reshape(n), atol, rtol)
+    variants = {
+        "rev-over-fwd": jacrev(jacfwd(fun)),
+        "rev-over-rev": jacrev(jacrev(fun)),
+        "fwd-over-fwd": jacfwd(jacfwd(fun)),
+    }
+    for name, h in variants.items():
+        Hv = _host(h(x)).reshape(n, n)
+        if not _close(Hv, H, atol, rtol):
+            _fail("second derivative", 2, name + " vs fwd-over-rev", 0, Hv, H, atol, rtol)
+    u = _rand_like(rng, x)
+    _, t = jvp(fun, (x,), (u,))
+    g = grad(fun)(x)
+    lhs, rhs = float(_host(t)), _vdot(g, u).real
+    if abs(lhs - rhs) > atol + rtol * abs(rhs):
+        _fail("inner product", 1, "fwd/rev", 0, [lhs], [rhs], atol, rtol)
+
+
+# ----- hypothesis strategies (hypothesis imported lazily) -----
+
+def arrays(shape, dtype="float64", elements=(-3.0, 3.0), xp=None):
+    """A hypothesis strategy for arrays of ``shape`` with finite elements in
+    the closed interval ``elements`` (a row's ``domain`` fits), on backend
+    ``xp`` (default numpy)."""
+    from hypothesis import strategies as st
+    from hypothesis.extra import numpy as hnp
+    lo, hi = elements
+    width = 32 if "32" in str(dtype) else 64
+    strat = hnp.arrays(_np_host.dtype(str(dtype).rsplit(".", 1)[-1]), shape,
+                       elements=st.floats(lo, hi, allow_nan=False, allow_infinity=False,
+                                          width=width))
+    backend = xp or default_namespace()
+    return strat.map(lambda a: backend.asarray(a))
+
+
+def functions(names=None, depth=3):
+    """A hypothesis strategy for random compositions of unary elementwise
+    primitives (each kept inside its own domain by a tanh squash): returns
+    ``(f, description)``."""
+    from hypothesis import strategies as st
+    from .core import RULES
+    if names is None:
+        names = [n for n, p in RULES.items() if p.domain is not None and p.jvp is not None
+                 and len(p.jvp) == 1 and p.jvp[0] is not None]
+
+    def build(seq):
+        def f(x):
+            for n in seq:
+                lo, hi = RULES[n].domain
+                x = (lo + hi) / 2 + (hi - lo) / 2 * 0.9 * xnp.tanh(x)
+                x = getattr(xnp, n)(x)
+            return x
+        return f, " o ".join(reversed(seq))
+    return st.lists(st.sampled_from(sorted(names)), min_size=1, max_size=depth).map(build)
