@@ -16,10 +16,11 @@ from .transforms.custom import (custom_vjp, custom_jvp, checkpoint, remat,
                                 checkpoint_sequential, stop_gradient)
 from .transforms.derived import jacfwd, jacrev, hessian, hvp, linearize
 from . import testing
+from . import debug
 from .testing import check_grads
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev",
            "hessian", "hvp", "vmap", "custom_vjp", "custom_jvp",
            "checkpoint", "remat", "checkpoint_sequential", "stop_gradient", "check_grads",
-           "testing", "numpy", "xp", "tree", "LeakedTracerError"]
+           "testing", "debug", "numpy", "xp", "tree", "LeakedTracerError"]
 __version__ = "0.1.0"

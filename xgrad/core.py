@@ -79,13 +79,28 @@ def bind(prim, *args, **params):
             if top is None or t.level > top.level:
                 top = t
     if top is None:
-        return prim.impl(namespace(*args), *args, **params)
+        out = prim.impl(namespace(*args), *args, **params)
+        if _checker is not None:
+            _checker.check(prim, args, out)
+        return out
     if not top.alive:
         raise LeakedTracerError(
             f"{prim.name}: an argument is a traced value of a transform that has "
             f"already returned (a leaked tracer). Return values from the "
             f"transformed function instead of storing them outside it.")
     return top.process_primitive(prim, args, params)
+
+
+_checker = None     # xgrad.debug's NaN checker while it is on (None: free)
+
+
+def set_checker(checker):
+    global _checker
+    _checker = checker
+
+
+def get_checker():
+    return _checker
 
 
 class LeakedTracerError(Exception):

@@ -12,7 +12,8 @@ import functools
 
 import optree
 
-__all__ = ["flatten", "unflatten", "leaves", "structure", "map",
+__all__ = ["flatten", "unflatten", "leaves", "structure", "map", "global_norm",
+           "clip_by_global_norm",
            "register_pytree_node", "register_dataclass", "path_str", "path_index",
            "tree_flatten", "tree_unflatten", "tree_map", "tree_leaves", "tree_structure"]
 
@@ -81,6 +82,28 @@ def path_str(treedef, i, skip=0):
 def path_index(treedef, i):
     """First key of leaf ``i``'s path (which positional argument)."""
     return treedef.paths()[i][0]
+
+
+def global_norm(tree):
+    """sqrt of the sum of squares of every leaf (differentiable)."""
+    from . import numpy as xnp
+    ls = leaves(tree)
+    if not ls:
+        return 0.0
+    total = None
+    for x in ls:
+        s = xnp.sum(xnp.real(x * xnp.conj(x)))
+        total = s if total is None else xnp.add(total, s)
+    return xnp.sqrt(total)
+
+
+def clip_by_global_norm(tree, max_norm):
+    """Scale every leaf by ``min(1, max_norm / global_norm(tree))`` (the
+    gradient clipping of data-parallel training; differentiable)."""
+    from . import numpy as xnp
+    norm = global_norm(tree)
+    scale = xnp.minimum(1.0, max_norm / xnp.maximum(norm, 1e-30))
+    return map(lambda x: x * xnp.astype(scale, x.dtype), tree)
 
 
 tree_flatten, tree_unflatten, tree_map = flatten, unflatten, map

@@ -16,6 +16,7 @@ outer transform is itself traced: that is how higher orders come out.
 """
 from __future__ import annotations
 
+from .. import core as _core
 from ..core import Trace, Tracer, Zero, new_main, add_any
 from ..backends import is_inexact, is_complex, dtype_in, backend_of
 from .. import numpy as xnp
@@ -36,12 +37,13 @@ class VJPTrace(Trace):
     record (several outputs) is ``(out_nodes_tuple, pull)`` where
     ``pull(cotangents) -> [(in_node, cotangent), ...]``."""
 
-    __slots__ = ("tape", "n")
+    __slots__ = ("tape", "n", "sites")
 
     def __init__(self, level):
         Trace.__init__(self, level)
         self.tape = []
         self.n = 0
+        self.sites = None       # record index -> (primitive, user file:line) under nan_check
 
     def new_input(self, primal):
         node = self.n
@@ -115,8 +117,15 @@ class VJPTrace(Trace):
             return ans
         out = self.n
         self.n = out + 1
+        if _core._checker is not None:
+            self._site(prim)
         self.tape.append((out, entries))
         return VJPTracer(self, ans, out)
+
+    def _site(self, prim):
+        if self.sites is None:
+            self.sites = {}
+        self.sites[len(self.tape)] = (prim.name, _core._checker.site())
 
 
 def _fix(c, fix):
@@ -130,43 +139,56 @@ def _fix(c, fix):
     return c
 
 
-def backward_pass(tape, n, seeds, consume):
+def backward_pass(tape, n, seeds, consume, keep=(), sites=None):
     """Propagate cotangents ``seeds`` [(node, g)] back through ``tape``.
 
     Returns the list of cotangents indexed by node (None: zero). With
     ``consume`` each record is dropped once processed (grad); without it the
-    tape stays intact so a ``vjp_fn`` can be called again.
+    tape stays intact so a ``vjp_fn`` can be called again. Nodes in ``keep``
+    keep their cotangents (gradients w.r.t. tagged intermediates). Under
+    ``xgrad.debug.nan_check`` the checker is told which primitive's VJP runs
+    (``sites``: record index -> (primitive, forward call site)).
     """
+    checker = _core._checker
+    ctx = checker.backward if checker is not None else None
+    prev = getattr(ctx, "ctx", None) if ctx is not None else None
     cts = [None] * n
     for node, g in seeds:
         cts[node] = add_any(cts[node], g)
-    for i in range(len(tape) - 1, -1, -1):
-        out, entries = tape[i]
-        if consume:
-            tape[i] = None
-        if type(out) is tuple:               # a call record: several outputs
-            gs = [cts[o] for o in out]
-            if all(g is None for g in gs):
+    try:
+        for i in range(len(tape) - 1, -1, -1):
+            out, entries = tape[i]
+            if consume:
+                tape[i] = None
+            if ctx is not None:
+                ctx.ctx = (sites or {}).get(i, ("?", "<recorded before nan_check was on>"))
+            if type(out) is tuple:               # a call record: several outputs
+                gs = [cts[o] for o in out]
+                if all(g is None for g in gs):
+                    continue
+                for o in out:
+                    cts[o] = None
+                for node, c in entries(gs):
+                    if c is not None:
+                        prev_c = cts[node]
+                        cts[node] = c if prev_c is None else xnp.add(prev_c, c)
                 continue
-            for o in out:
-                cts[o] = None
-            for node, c in entries(gs):
-                if c is not None:
-                    prev = cts[node]
-                    cts[node] = c if prev is None else xnp.add(prev, c)
-            continue
-        g = cts[out]
-        if g is None:
-            continue
-        cts[out] = None
-        for node, fn, fix in entries:
-            c = fn(g)
-            if c is None:
+            g = cts[out]
+            if g is None:
                 continue
-            if fix is not None:
-                c = _fix(c, fix)
-            prev = cts[node]
-            cts[node] = c if prev is None else xnp.add(prev, c)
+            if not keep or out not in keep:
+                cts[out] = None
+            for node, fn, fix in entries:
+                c = fn(g)
+                if c is None:
+                    continue
+                if fix is not None:
+                    c = _fix(c, fix)
+                prev_c = cts[node]
+                cts[node] = c if prev_c is None else xnp.add(prev_c, c)
+    finally:
+        if ctx is not None:
+            ctx.ctx = prev
     if consume:
         tape.clear()
     return cts
@@ -241,7 +263,7 @@ def vjp(fun, *primals, has_aux=False):
                     f"but the output has dtype {o.dtype}")
             if node is not None:
                 seeds.append((node, c))
-        cts = backward_pass(tape, n, seeds, consume=False)
+        cts = backward_pass(tape, n, seeds, consume=False, sites=trace.sites)
         res = [instantiate(cts[nd] if nd is not None else None, like=p)
                for p, nd in zip(flat, in_nodes)]
         return _tree.unflatten(in_tree, res)
@@ -308,7 +330,8 @@ def value_and_grad(fun, argnums=0, has_aux=False, *, _name="value_and_grad"):
         out = instantiate(out)
         if node is not None:
             seed = xnp.ones_like(out)
-            cts = backward_pass(trace.tape, trace.n, [(node, seed)], consume=True)
+            cts = backward_pass(trace.tape, trace.n, [(node, seed)], consume=True,
+                                    sites=trace.sites)
         else:
             cts = [None] * trace.n
         g_flat = [instantiate(cts[nd] if nd is not None else None, like=p)
