@@ -18,9 +18,10 @@ import types
 
 import array_api_compat
 
+from . import core as _core
 from .core import RULES, Tracer, bind, concrete
 from .backends import (SCALAR_TYPES, backend_of, default_namespace, dtype_in,
-                       namespace)
+                       namespace, type_namespaces as _type_namespaces)
 
 __array_api_version__ = "2024.12"
 
@@ -49,10 +50,22 @@ _P = RULES
 # --------------------------------------------------------------------------
 # elementwise functions, generated from the table
 
+# Fast path (the hot path of eager autodiff, STYLE.md section 9): a plain
+# array of a known backend goes straight to the implementation; anything else
+# (tracers, first sight of a type, scalars only) takes the general ``bind``.
+_ns_get = _type_namespaces.get
+
+
 def _unary(name):
     p = _P[name]
 
     def f(x, /):
+        xp = _ns_get(type(x), False)
+        if xp:
+            out = p.impl(xp, x)
+            if _core._checker is not None:
+                _core._checker.check(p, (x,), out)
+            return out
         return bind(p, x)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise ``{name}`` (array API); differentiable: {p.jvp is not None}."
@@ -63,6 +76,13 @@ def _binary(name):
     p = _P[name]
 
     def f(x1, x2, /):
+        a = _ns_get(type(x1), False)
+        b = _ns_get(type(x2), False)
+        if a is not False and b is not False and (a or b) and (a is b or a is None or b is None):
+            out = p.impl(a or b, x1, x2)
+            if _core._checker is not None:
+                _core._checker.check(p, (x1, x2), out)
+            return out
         return bind(p, x1, x2)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise ``{name}`` (array API, broadcasting); differentiable: {p.jvp is not None}."

@@ -17,6 +17,7 @@ __all__ = ["namespace", "default_namespace", "dtype_in", "to_array",
 
 SCALAR_TYPES = (bool, int, float, complex)
 _by_type: dict = {t: None for t in SCALAR_TYPES}
+type_namespaces = _by_type     # type -> namespace (None: Python scalar); read-only outside
 _quirks: dict = {}
 
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from .. import core as _core
 from ..core import Trace, Tracer, Zero, new_main, add_any
-from ..backends import is_inexact, is_complex, dtype_in, backend_of
+from ..core import bind
+from ..backends import is_inexact, is_complex, dtype_in, backend_of, namespace, SCALAR_TYPES
 from .. import numpy as xnp
 from .. import tree as _tree
 from ._api import (as_primal, check_diff_input, instantiate, lower_out,
@@ -80,24 +81,41 @@ class VJPTrace(Trace):
         primals = []
         nodes = []
         diff = False
+        lower = False          # does any argument belong to an outer transform?
+        arrays = 0
         for a in args:
             if isinstance(a, Tracer):
                 if a._trace is self:
-                    primals.append(a.primal)
+                    p = a.primal
+                    primals.append(p)
                     nodes.append(a.aux)
                     diff = True
+                    arrays += 1
+                    if not lower and isinstance(p, Tracer):
+                        lower = True
                     continue
                 self.check_lower(a._trace, prim)
+                lower = True
+            elif type(a) in SCALAR_TYPES:
+                primals.append(a)
+                nodes.append(None)
+                continue
             primals.append(a)
             nodes.append(None)
+            arrays += 1
         if prim.is_call:
             return params["spec"].vjp(self, primals, nodes)
-        ans = prim.bind(*primals, **params)
+        if lower:
+            ans = bind(prim, *primals, **params)
+        else:
+            ans = prim.impl(namespace(*primals), *primals, **params)
+            if _core._checker is not None:
+                _core._checker.check(prim, primals, ans)
         rules = prim.vjp
         if not diff or rules is None:
             return ans
         entries = []
-        multi = len(primals) > 1
+        multi = arrays > 1     # broadcasting and promotion need two arrays
         for i, node in enumerate(nodes):
             if node is None:
                 continue
