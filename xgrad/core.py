@@ -147,6 +147,11 @@ class Trace:
     def process_primitive(self, prim, args, params):  # pragma: no cover
         raise NotImplementedError
 
+    def const(self, x):
+        """``x`` as a constant of this trace (a tracer with no derivative), or
+        ``x`` itself where the trace has no such thing."""
+        return x
+
     def check_lower(self, t, prim):
         """A tracer of another trace met this one: lower levels are constants."""
         if t.level >= self.level:

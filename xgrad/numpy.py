@@ -789,7 +789,14 @@ def namespace_for(backend):
     for name in _DTYPE_NAMES:
         if hasattr(backend, name):
             setattr(mod, name, getattr(backend, name))
-    mod.__dict__.update(_make_creation(backend))
+    made = _make_creation(backend)
+    made.update(zeros_like=zeros_like, ones_like=ones_like, empty_like=empty_like,
+                full_like=full_like)
+    # NB: backends whose operators raise on a traced right operand instead of
+    # deferring (array_api_strict) would break `xp.zeros(n) + traced`; there
+    # the namespace a traced value reports makes constants of the innermost
+    # transform instead of plain arrays.
+    mod.__dict__.update({k: _as_constant(f) for k, f in made.items()})
     mod.array = mod.asarray
     mod.__array_namespace_info__ = lambda: _Info(backend)
     _namespaces[backend] = mod
@@ -797,6 +804,16 @@ def namespace_for(backend):
 
 
 _this = sys.modules[__name__]
+
+
+def _as_constant(f):
+    def g(*args, **kwargs):
+        out = f(*args, **kwargs)
+        trace = _core.current_trace()
+        return out if trace is None or isinstance(out, Tracer) else trace.const(out)
+    g.__name__ = g.__qualname__ = f.__name__
+    g.__doc__ = f.__doc__
+    return g
 
 
 # --------------------------------------------------------------------------

@@ -132,7 +132,9 @@ defprim("pow", lambda xp, x, y: xp.pow(x, y), broadcast=True, nargs=2,
 
 
 def _max_dx(ans, x, y):
-    return xnp.where(x > y, 1.0, xnp.where(x == y, 0.5, 0.0))
+    # 1 where x wins, 0.5 at a tie (JAX splits ties), 0 elsewhere; in ans's dtype
+    dt = ans.dtype
+    return xnp.astype(x > y, dt) + 0.5 * xnp.astype(x == y, dt)
 
 
 defprim("maximum", lambda xp, x, y: xp.maximum(x, y), broadcast=True, nargs=2,
@@ -181,7 +183,13 @@ for _name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_eq
             broadcast=True, nargs=2)
 
 # ----- selection -----
-defprim("where", lambda xp, c, x, y: xp.where(c, x, y), broadcast=True, nargs=3, nondiff=(0,),
+def _where_impl(xp, c, x, y):
+    if type(x) in _SCALARS and type(y) in _SCALARS:   # the standard wants one array
+        x = xp.asarray(x)
+    return xp.where(c, x, y)
+
+
+defprim("where", _where_impl, broadcast=True, nargs=3, nondiff=(0,),
         jvp=(None, lambda x_dot, ans, c, x, y: xnp.where(c, x_dot, 0.0),
              lambda y_dot, ans, c, x, y: xnp.where(c, 0.0, y_dot)),
         vjp=(None, lambda ans, c, x, y: lambda g: xnp.where(c, g, 0.0),

@@ -24,7 +24,12 @@ class JVPTracer(Tracer):
 
 
 class JVPTrace(Trace):
+    """A ``JVPTracer`` whose tangent is ``None`` is a constant of this trace."""
+
     __slots__ = ()
+
+    def const(self, x):
+        return JVPTracer(self, x, None)
 
     def process_primitive(self, prim, args, params):
         primals = []
@@ -35,7 +40,7 @@ class JVPTrace(Trace):
                 if a._trace is self:
                     primals.append(a.primal)
                     tangents.append(a.aux)
-                    any_t = True
+                    any_t = any_t or a.aux is not None
                     continue
                 self.check_lower(a._trace, prim)
             primals.append(a)

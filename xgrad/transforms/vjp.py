@@ -51,6 +51,9 @@ class VJPTrace(Trace):
         self.n = node + 1
         return VJPTracer(self, primal, node)
 
+    def const(self, x):
+        return VJPTracer(self, x, None)
+
     def record_call(self, outs, pull):
         """Wrap the outputs of a call primitive; ``pull(gs)`` maps the list of
         output cotangents (None: zero) to [(in_node, cotangent)]."""
