@@ -18,9 +18,9 @@ import types
 
 import array_api_compat
 
-from . import core as _core
-from .core import RULES, Tracer, bind, concrete
-from .backends import (SCALAR_TYPES, backend_of, default_namespace, dtype_in,
+from .. import core as _core
+from ..core import RULES, Tracer, bind, concrete
+from ..backends import (SCALAR_TYPES, backend_of, default_namespace, dtype_in,
                        namespace, type_namespaces as _type_namespaces)
 
 __array_api_version__ = "2024.12"
@@ -41,8 +41,8 @@ _DTYPE_NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "u
 
 # the rule tables register their primitives on import (they use this module
 # lazily, inside rule bodies, so the cycle is harmless)
-from .rules import elementwise as _r1, reductions as _r2, shape as _r3  # noqa: E402,F401
-from .rules import indexing as _r4, linalg as _r5  # noqa: E402,F401
+from ..rules import elementwise as _r1, reductions as _r2, shape as _r3  # noqa: E402,F401
+from ..rules import indexing as _r4, linalg as _r5  # noqa: E402,F401
 
 _P = RULES
 
@@ -891,3 +891,7 @@ _T.transpose = lambda self, *axes: transpose(self, axes if axes else None)
 _T.dot = lambda self, other: dot(self, other)
 _T.__hash__ = None
 del _name, _f
+
+
+# ----- extensions (submodules) -----
+from . import linalg, fft, special  # noqa: E402,F401
