@@ -895,3 +895,4 @@ del _name, _f
 
 # ----- extensions (submodules) -----
 from . import linalg, fft, special  # noqa: E402,F401
+from ._extra import *  # noqa: E402,F401,F403  (sorting, searching, sets, manipulation)
