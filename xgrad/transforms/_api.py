@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..core import Tracer, Zero, current_trace
 from ..backends import (SCALAR_TYPES, backend_of, default_namespace, dtype_in,
-                        is_inexact, to_array)
+                        is_inexact, is_complex, to_array)
 from .. import tree as _tree
 
 
@@ -23,13 +23,20 @@ def as_primal(x, fname, where):
     return to_array(x)
 
 
-def check_diff_input(x, fname, where):
-    """Reverse-mode inputs must be real or complex floating arrays."""
+def check_diff_input(x, fname, where, holomorphic=None):
+    """Differentiated inputs must be floating arrays: real or complex for
+    grad (``holomorphic=None``), real for jacfwd, complex with holomorphic."""
     if not is_inexact(x.dtype):
         raise TypeError(
             f"{fname} requires real- or complex-valued inputs, but {where} has dtype "
             f"{x.dtype}. Convert it with xgrad.numpy.astype(x, float64) (or pass a "
             f"float), or leave it out of argnums if it is not differentiated.")
+    if holomorphic and not is_complex(x.dtype):
+        raise TypeError(f"{fname} with holomorphic=True requires complex inputs, but {where} "
+                        f"has dtype {x.dtype}")
+    if holomorphic is False and is_complex(x.dtype):
+        raise TypeError(f"{fname} requires real-valued inputs, but {where} has dtype "
+                        f"{x.dtype}. For holomorphic differentiation pass holomorphic=True.")
 
 
 def check_tangent(p, t, where):

@@ -11,7 +11,7 @@ import math
 
 from .. import numpy as xnp
 from .. import tree as _tree
-from ..backends import backend_of, is_inexact
+from ..backends import backend_of, is_inexact, is_complex
 from .jvp import jvp
 from .vjp import vjp, grad, _check_argnums, _ArgPath
 from ._api import as_primal, check_diff_input, split_aux, instantiate
@@ -19,14 +19,14 @@ from ._api import as_primal, check_diff_input, split_aux, instantiate
 __all__ = ["jacfwd", "jacrev", "hessian", "hvp", "linearize"]
 
 
-def _diff_args(args, argnums, fname):
+def _diff_args(args, argnums, fname, holomorphic=None):
     multi, nums = _check_argnums(argnums, len(args), fname)
     diff = tuple(args[i] for i in nums)
     flat, in_tree = _tree.flatten(diff)
     for i, x in enumerate(flat):
         where = _ArgPath(nums, in_tree, i)
         x = flat[i] = as_primal(x, fname, where)
-        check_diff_input(x, fname, where)
+        check_diff_input(x, fname, where, holomorphic)
     return multi, nums, flat, in_tree
 
 
@@ -76,7 +76,7 @@ def _split_rows(m, sizes, shapes, tail):
     return out
 
 
-def jacfwd(fun, argnums=0, has_aux=False):
+def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     """Jacobian by forward mode: ``vmap`` of ``jvp`` over the input basis
     (one batched pass, no Python loop over basis vectors).
 
@@ -90,7 +90,7 @@ def jacfwd(fun, argnums=0, has_aux=False):
     from .vmap import vmap
 
     def jac_f(*args, **kwargs):
-        multi, nums, flat, in_tree = _diff_args(args, argnums, "jacfwd")
+        multi, nums, flat, in_tree = _diff_args(args, argnums, "jacfwd", holomorphic)
         store = {"name": "jacfwd"}
         f_flat = _closure(fun, args, kwargs, nums, in_tree, has_aux, store)
         basis, sizes = _std_basis(flat)
@@ -120,7 +120,7 @@ def jacfwd(fun, argnums=0, has_aux=False):
     return jac_f
 
 
-def jacrev(fun, argnums=0, has_aux=False):
+def jacrev(fun, argnums=0, has_aux=False, holomorphic=False):
     """Jacobian by reverse mode: one ``vjp`` trace, pulled back with ``vmap``
     over the output basis (one batched backward pass).
 
@@ -131,7 +131,8 @@ def jacrev(fun, argnums=0, has_aux=False):
     from .vmap import vmap
 
     def jac_f(*args, **kwargs):
-        multi, nums, flat, in_tree = _diff_args(args, argnums, "jacrev")
+        multi, nums, flat, in_tree = _diff_args(args, argnums, "jacrev",
+                                                True if holomorphic else None)
         store = {"name": "jacrev"}
         f_flat = _closure(fun, args, kwargs, nums, in_tree, has_aux, store)
         outs, vjp_fn = vjp(f_flat, *flat)
@@ -139,6 +140,13 @@ def jacrev(fun, argnums=0, has_aux=False):
             if not is_inexact(out.dtype):
                 raise TypeError(f"jacrev: output {o} has dtype {out.dtype}; "
                                 f"the Jacobian needs floating-point outputs")
+            if is_complex(out.dtype) and not holomorphic:
+                raise TypeError(f"jacrev requires real-valued outputs, but output {o} has dtype "
+                                f"{out.dtype}. For holomorphic differentiation pass "
+                                f"holomorphic=True.")
+            if holomorphic and not is_complex(out.dtype):
+                raise TypeError(f"jacrev with holomorphic=True requires complex outputs, but "
+                                f"output {o} has dtype {out.dtype}")
         basis, sizes = _std_basis(outs)
         if sum(sizes):
             rows = vmap(lambda *cts: vjp_fn(list(cts)))(*basis)     # each (N, *in_k)

@@ -307,7 +307,7 @@ def _check_argnums(argnums, nargs, fname):
     return multi, tuple(a % nargs for a in nums)
 
 
-def value_and_grad(fun, argnums=0, has_aux=False, *, _name="value_and_grad"):
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, *, _name="value_and_grad"):
     """Function returning ``(fun(*args), grad of fun w.r.t. args[argnums])``.
 
     Args:
@@ -316,6 +316,8 @@ def value_and_grad(fun, argnums=0, has_aux=False, *, _name="value_and_grad"):
       argnums: int or tuple of ints: which positional arguments to
         differentiate.
       has_aux: see above.
+      holomorphic: ``fun`` is holomorphic (complex in, complex out); the
+        result is the complex derivative f'(z).
 
     Returns:
       A function returning ``(value, grad)`` or ``((value, aux), grad)``; the
@@ -334,7 +336,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, *, _name="value_and_grad"):
         for i, x in enumerate(flat):
             where = _ArgPath(nums, in_tree, i)
             x = flat[i] = as_primal(x, _name, where)
-            check_diff_input(x, _name, where)
+            check_diff_input(x, _name, where, True if holomorphic else None)
         store = {}
 
         def f_flat(*xs):
@@ -344,7 +346,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, *, _name="value_and_grad"):
             out = fun(*new, **kwargs)
             if has_aux:
                 out, store["aux"] = split_aux(out, _name)
-            out = _check_scalar_out(out, _name)
+            out = _check_scalar_out(out, _name, holomorphic)
             return [out]
 
         (out,), (node,), in_nodes, trace = vjp_flat(f_flat, flat)
@@ -377,7 +379,7 @@ class _ArgPath:
                 f"{_tree.path_str(self.in_tree, self.i, skip=1)}")
 
 
-def _check_scalar_out(out, fname):
+def _check_scalar_out(out, fname, holomorphic=False):
     if type(out) in (float, int):
         out = as_primal(float(out), fname, "output")
     if not hasattr(out, "shape") or not hasattr(out, "dtype"):
@@ -388,6 +390,11 @@ def _check_scalar_out(out, fname):
             f"{fname} requires a real scalar output (shape ()), but the function returned "
             f"shape {tuple(out.shape)}. Use vjp or jacrev for non-scalar outputs, or reduce "
             f"it (e.g. out[0] or xgrad.numpy.sum(out)).")
+    if holomorphic:
+        if not is_complex(out.dtype):
+            raise TypeError(f"{fname} with holomorphic=True requires a complex output, but the "
+                            f"function returned dtype {out.dtype}")
+        return out
     if not is_inexact(out.dtype) or is_complex(out.dtype):
         raise TypeError(
             f"{fname} requires a real floating-point output, but the function returned "
@@ -396,7 +403,7 @@ def _check_scalar_out(out, fname):
     return out
 
 
-def grad(fun, argnums=0, has_aux=False):
+def grad(fun, argnums=0, has_aux=False, holomorphic=False):
     """Gradient of a real-scalar function.
 
     Args:
@@ -404,6 +411,8 @@ def grad(fun, argnums=0, has_aux=False):
       argnums: int or tuple of ints: which positional arguments to
         differentiate (a tuple gives a tuple of gradients).
       has_aux: ``fun`` returns ``(scalar, aux)``; then ``(grad, aux)`` is returned.
+      holomorphic: differentiate a holomorphic complex function (complex
+        input and output): returns f'(z).
 
     Returns:
       A function with the same arguments as ``fun`` returning the gradient,
@@ -413,7 +422,7 @@ def grad(fun, argnums=0, has_aux=False):
     >>> float(xgrad.grad(lambda x: x ** 3)(2.0))
     12.0
     """
-    vg = value_and_grad(fun, argnums, has_aux, _name="grad")
+    vg = value_and_grad(fun, argnums, has_aux, holomorphic, _name="grad")
 
     def grad_f(*args, **kwargs):
         value, g = vg(*args, **kwargs)

@@ -1,10 +1,21 @@
 """Vectorisation: ``BatchTrace`` carries (value, batch axis) pairs, and ``vmap()``.
 
 Each primitive's batching rule (the ``batch`` slot of its row in the rule
-table) maps batched arguments to a batched result in one backend call: no
-Python loop over the batch. A primitive without a rule raises.
+table, built by ``rules/_batching.py``) maps batched arguments to a batched
+result in one backend call: no Python loop over the batch. A primitive
+without a rule raises ``NotImplementedError``.
+
+A ``BatchTracer`` stands for one example: its ``shape`` is the per-example
+shape, and the batch axis (``aux``) may sit anywhere in the array underneath
+(rules move it only when they must). It has no concrete value, since it holds
+a different value per example, so Python control flow on it raises a
+``TypeError`` that says to use ``xgrad.numpy.where``.
 """
 from __future__ import annotations
+
+import functools
+
+import optree
 
 from ..core import Trace, Tracer, new_main
 from .. import numpy as xnp
@@ -28,9 +39,15 @@ class BatchTracer(Tracer):
     def concrete(self):
         raise TypeError(
             f"a value inside vmap depends on the mapped axis (shape {self.shape} per "
-            f"example), so it has no single concrete value: Python control flow "
-            f"(if, bool(), float(), int()) can't branch on it. Use "
-            f"xgrad.numpy.where(cond, a, b) instead.")
+            f"example), so it has no single concrete value: Python control flow (if, "
+            f"while, bool(), float(), int()) can't branch on it and it can't be used as "
+            f"an index. Use xgrad.numpy.where(cond, a, b) to select per example, or "
+            f"pass the value with in_axes=None if it is the same for every example.")
+
+    def __repr__(self):
+        # NB: the per-example value does not exist; show the whole batch.
+        return (f"BatchTracer<shape={self.shape}, dtype={self.dtype}, batch axis "
+                f"{self.aux} of size {self.primal.shape[self.aux]}>({self.primal!r})")
 
 
 class BatchTrace(Trace):
@@ -72,36 +89,58 @@ class BatchTrace(Trace):
 def _moveaxis(x, src, dst):
     if src == dst:
         return x
-    nd = x.ndim
-    order = [i for i in range(nd) if i != src]
+    order = [i for i in range(x.ndim) if i != src]
     order.insert(dst, src)
     return xnp.permute_dims(x, tuple(order))
 
 
+def _is_axis(s):
+    return s is None or (isinstance(s, int) and not isinstance(s, bool))
+
+
 def _broadcast_prefix(spec, tree, name):
-    """Expand an in_axes/out_axes prefix spec to one entry per leaf of tree."""
+    """Expand an in_axes/out_axes prefix spec to one entry per leaf of tree
+    (as JAX: a spec is a pytree prefix of the value, its leaves ints or None)."""
     leaves_spec = []
 
     def rec(s, t):
-        if s is None or isinstance(s, int):
-            n = len(_tree.leaves(t))
-            leaves_spec.extend([s] * n)
+        if _is_axis(s):
+            leaves_spec.extend([s] * len(_tree.leaves(t)))
             return
         if isinstance(s, (tuple, list)) and isinstance(t, (tuple, list)):
-            if len(s) != len(t):
-                raise ValueError(f"vmap: {name} has {len(s)} entries but the value has {len(t)}")
-            for si, ti in zip(s, t):
-                rec(si, ti)
-            return
-        if isinstance(s, dict) and isinstance(t, dict):
+            sc, tc = list(s), list(t)                 # a tuple and a list match
+        elif isinstance(s, dict) and isinstance(t, dict):
             if set(s) != set(t):
-                raise ValueError(f"vmap: {name} keys {sorted(s)} differ from {sorted(t)}")
-            for k in sorted(t):
-                rec(s[k], t[k])
-            return
-        raise ValueError(f"vmap: {name}={s!r} does not match the structure of the value")
+                raise ValueError(f"vmap: {name} has keys {sorted(s)} but the value has "
+                                 f"keys {sorted(t)}")
+            keys = sorted(t)
+            sc, tc = [s[k] for k in keys], [t[k] for k in keys]
+        elif type(s) is type(t) and t is not None:
+            sc, s_meta = optree.tree_flatten_one_level(s, none_is_leaf=True,
+                                                       namespace=_tree.NAMESPACE)[:2]
+            tc, t_meta = optree.tree_flatten_one_level(t, namespace=_tree.NAMESPACE)[:2]
+            if s_meta != t_meta:
+                raise ValueError(f"vmap: {name}={s!r} does not match the structure of the value")
+        elif isinstance(s, (tuple, list, dict)) or type(s) is type(t):
+            raise ValueError(f"vmap: {name}={s!r} does not match the structure of the value "
+                             f"(a {type(t).__name__})")
+        else:
+            raise TypeError(f"vmap: {name} entries must be ints or None, got {s!r}")
+        if len(sc) != len(tc):
+            raise ValueError(f"vmap: {name} has {len(sc)} entries but the value has {len(tc)}")
+        for si, ti in zip(sc, tc):
+            rec(si, ti)
     rec(spec, tree)
     return leaves_spec
+
+
+def _where(in_tree, i):
+    """'argument 1['w']' or "keyword argument 'b'" for leaf i of (args, kwargs)."""
+    path = in_tree.paths()[i]
+    rest = "".join(f"[{k!r}]" for k in path[2:])
+    if path[0] == 0:
+        return f"argument {path[1]}{rest}"
+    return f"keyword argument {path[1]!r}{rest}"
 
 
 def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
@@ -110,30 +149,39 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
     Args:
       fun: function of pytrees of arrays.
       in_axes: int, None, or a tuple (one entry per positional argument, each
-        a pytree prefix of ints/None): which axis of each argument is mapped.
-      out_axes: the same for the outputs: where the mapped axis goes.
-      axis_size: the batch size, needed only when no argument is mapped.
+        a pytree prefix of ints/None): which axis of each argument is mapped
+        (negative axes count from the end; None: not mapped). Keyword
+        arguments are always mapped over axis 0 (as in JAX).
+      out_axes: a pytree prefix of the output, of ints/None: where the mapped
+        axis goes in each output. None is allowed only for outputs that do not
+        depend on the mapped axis.
+      axis_size: the batch size; needed only when no argument is mapped.
 
     Returns:
-      The vectorised function.
+      The vectorised function. Each primitive runs once on the whole batch
+      (its batching rule), never in a Python loop over the examples.
 
     >>> import xgrad, xgrad.numpy as xnp
     >>> xgrad.vmap(lambda x: xnp.sum(x ** 2))(xnp.reshape(xnp.arange(6.0), (2, 3))).tolist()
     [5.0, 50.0]
     """
-    def vf(*args):
-        if isinstance(in_axes, list):
-            spec = tuple(in_axes)
-        else:
-            spec = in_axes
-        if isinstance(spec, tuple) and len(spec) != len(args):
-            raise ValueError(f"vmap: in_axes has {len(spec)} entries but the function was "
-                             f"called with {len(args)} positional arguments")
-        flat, in_tree = _tree.flatten(args)
-        axes = _broadcast_prefix(spec, args, "in_axes") if not isinstance(spec, tuple) \
-            else _broadcast_prefix(spec, tuple(args), "in_axes")
-        flat = [as_primal(x, "vmap", f"argument leaf {i}") for i, x in enumerate(flat)]
+    @functools.wraps(fun)
+    def vf(*args, **kwargs):
+        spec = tuple(in_axes) if isinstance(in_axes, list) else in_axes
+        if isinstance(spec, tuple):
+            if len(spec) != len(args):
+                raise ValueError(f"vmap: in_axes has {len(spec)} entries but the function "
+                                 f"was called with {len(args)} positional arguments")
+        elif not _is_axis(spec):
+            raise TypeError(f"vmap: in_axes must be an int, None, or a tuple with one entry "
+                            f"per positional argument; got {type(spec).__name__}. Wrap a "
+                            f"single argument's spec in a 1-tuple: in_axes=(spec,)")
+        flat, in_tree = _tree.flatten((args, kwargs))
+        axes = _broadcast_prefix(spec, args, "in_axes")
+        axes += [0] * (len(flat) - len(axes))
+        flat = [as_primal(x, "vmap", _where(in_tree, i)) for i, x in enumerate(flat)]
         size = axis_size
+        size_from = "axis_size"
         norm_axes = []
         for i, (x, ax) in enumerate(zip(flat, axes)):
             if ax is None:
@@ -141,48 +189,61 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
                 continue
             nd = x.ndim
             if not -nd <= ax < nd:
-                raise ValueError(f"vmap: in_axes={ax} is out of range for argument leaf {i} "
-                                 f"with shape {tuple(x.shape)}")
+                raise ValueError(f"vmap: in_axes={ax} is out of range for {_where(in_tree, i)} "
+                                 f"with shape {tuple(x.shape)} ({nd} dimensions)")
             ax %= nd
             n = x.shape[ax]
             if size is None:
-                size = n
+                size, size_from = n, f"{_where(in_tree, i)} (axis {ax})"
             elif n != size:
-                raise ValueError(f"vmap: inconsistent sizes of the mapped axes: argument leaf "
-                                 f"{i} has size {n} on axis {ax}, others {size}")
+                raise ValueError(f"vmap: inconsistent sizes of the mapped axes: "
+                                 f"{_where(in_tree, i)} has size {n} on axis {ax}, but "
+                                 f"{size_from} has size {size}")
             norm_axes.append(ax)
         if size is None:
-            raise ValueError("vmap: no argument is mapped (all in_axes are None); "
-                             "pass axis_size")
+            raise ValueError("vmap: no argument is mapped (all in_axes are None); pass "
+                             "axis_size to say how many examples to make")
         with new_main(BatchTrace, size) as trace:
             ins = [x if ax is None else BatchTracer(trace, x, ax)
                    for x, ax in zip(flat, norm_axes)]
-            out = fun(*_tree.unflatten(in_tree, ins))
+            a, k = _tree.unflatten(in_tree, ins)
+            out = fun(*a, **k)
             o_flat, out_tree = _tree.flatten(out)
-            oax = _broadcast_prefix(out_axes, out, "out_axes")
-            res = [_finish(trace, o, ax, size) for o, ax in zip(o_flat, oax)]
+            oax = _broadcast_prefix(tuple(out_axes) if isinstance(out_axes, list) else out_axes,
+                                    out, "out_axes")
+            res = [_finish(trace, o, ax, size, out_tree, i)
+                   for i, (o, ax) in enumerate(zip(o_flat, oax))]
         return _tree.unflatten(out_tree, res)
     return vf
 
 
-def _finish(trace, o, ax, size):
+def _finish(trace, o, ax, size, out_tree, i):
+    """An output of the batched function with its mapped axis at ``ax``
+    (an output that does not depend on the mapped axis is broadcast)."""
     if isinstance(o, Tracer) and o._trace is trace:
         val, bd = o.primal, o.aux
         if ax is None:
-            raise ValueError("vmap: out_axes=None for an output that depends on the "
-                             "mapped axis")
-        ax = ax % val.ndim
-        return _moveaxis(val, bd, ax)
+            raise ValueError(f"vmap: out_axes=None for output{_tree.path_str(out_tree, i)}, "
+                             f"which depends on the mapped axis; give it an axis")
+        return _moveaxis(val, bd, _check_out_axis(ax, val.ndim, out_tree, i))
     if isinstance(o, Tracer):
         trace.check_lower(o._trace, _Out)
     o = as_primal(o, "vmap", "output")
     if ax is None:
         return o
-    nd = o.ndim + 1
-    ax = ax % nd
+    ax = _check_out_axis(ax, o.ndim + 1, out_tree, i)
     shape = tuple(o.shape)
-    b = xnp.broadcast_to(xnp.reshape(o, (1,) + shape), (size,) + shape)
-    return _moveaxis(b, 0, ax)
+    b = xnp.broadcast_to(xnp.reshape(o, shape[:ax] + (1,) + shape[ax:]),
+                         shape[:ax] + (size,) + shape[ax:])
+    return b
+
+
+def _check_out_axis(ax, nd, out_tree, i):
+    if not -nd <= ax < nd:
+        raise ValueError(f"vmap: out_axes={ax} is out of range for output"
+                         f"{_tree.path_str(out_tree, i)}, which has {nd} dimensions "
+                         f"with the mapped axis")
+    return ax % nd
 
 
 class _Out:
