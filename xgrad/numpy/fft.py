@@ -1,5 +1,166 @@
-"""``xgrad.numpy.fft``: the array API ``fft`` extension (primitives in
-``xgrad/rules/fft.py``)."""
+"""``xgrad.numpy.fft``: the array API ``fft`` extension, differentiable.
+
+Complex transforms, real-to-half-spectrum and back are three primitives
+(``xgrad/rules/fft.py``); ``hfft``/``ihfft`` and the shifts are composites;
+``fftfreq``/``rfftfreq`` make constants. Complex tangents and cotangents
+follow JAX's conventions.
+"""
 from __future__ import annotations
 
-__all__ = []
+from ..core import RULES, bind
+from ..backends import backend_of, is_complex, dtype_in
+from ..rules import fft as _rules  # noqa: F401  (registers the rows)
+from . import (astype, conj, roll, _norm_axis, _ndim, _creation_xp)
+
+__all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft",
+           "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+
+_c2c_p, _r2c_p, _c2r_p = RULES["fft_c2c"], RULES["fft_r2c"], RULES["fft_c2r"]
+_NORMS = ("backward", "ortho", "forward")
+
+
+def _check_norm(norm):
+    if norm not in _NORMS:
+        raise ValueError(f"norm={norm!r}; expected one of {_NORMS}")
+    return norm
+
+
+def _complex(x):
+    if is_complex(x.dtype):
+        return x
+    name = str(getattr(x.dtype, "name", x.dtype)).rsplit(".", 1)[-1]
+    xp = backend_of(x)
+    return astype(x, xp.complex64 if name == "float32" else xp.complex128)
+
+
+def _axes_s(x, s, axes, fname):
+    nd = _ndim(x)
+    if axes is None:
+        axes = tuple(range(nd)) if s is None else tuple(range(nd - len(s), nd))
+    axes = tuple(a % nd for a in axes) if nd else tuple(axes)
+    for a in axes:
+        if not 0 <= a < nd:
+            raise ValueError(f"{fname}: axis {a} is out of range for {nd} dimension(s)")
+    if s is None:
+        s = tuple(x.shape[a] for a in axes)
+    s = tuple(int(n) for n in s)
+    if len(s) != len(axes):
+        raise ValueError(f"{fname}: s and axes must have the same length")
+    if any(n < 1 for n in s):
+        raise ValueError(f"{fname}: lengths must be positive, got s={s}")
+    return axes, s
+
+
+def _c2c(x, *, inverse, axes, s, norm):
+    return bind(_c2c_p, x, inverse=inverse, axes=axes, s=s, norm=norm)
+
+
+def _r2c(x, *, axes, s, norm):
+    return bind(_r2c_p, x, axes=axes, s=s, norm=norm)
+
+
+def _c2r(x, *, axes, s, norm):
+    return bind(_c2r_p, x, axes=axes, s=s, norm=norm)
+
+
+def fftn(x, /, *, s=None, axes=None, norm="backward"):
+    """n-dimensional discrete Fourier transform."""
+    axes, s = _axes_s(x, s, axes, "fftn")
+    return _c2c(_complex(x), inverse=False, axes=axes, s=s, norm=_check_norm(norm))
+
+
+def ifftn(x, /, *, s=None, axes=None, norm="backward"):
+    """n-dimensional inverse discrete Fourier transform."""
+    axes, s = _axes_s(x, s, axes, "ifftn")
+    return _c2c(_complex(x), inverse=True, axes=axes, s=s, norm=_check_norm(norm))
+
+
+def fft(x, /, *, n=None, axis=-1, norm="backward"):
+    """One-dimensional discrete Fourier transform along ``axis``."""
+    return fftn(x, s=None if n is None else (n,), axes=(axis,), norm=norm)
+
+
+def ifft(x, /, *, n=None, axis=-1, norm="backward"):
+    """One-dimensional inverse discrete Fourier transform along ``axis``."""
+    return ifftn(x, s=None if n is None else (n,), axes=(axis,), norm=norm)
+
+
+def rfftn(x, /, *, s=None, axes=None, norm="backward"):
+    """n-dimensional FFT of a real array (half spectrum on the last axis)."""
+    if is_complex(x.dtype):
+        raise TypeError("rfftn needs a real-valued input; use fftn for complex input")
+    axes, s = _axes_s(x, s, axes, "rfftn")
+    return _r2c(x, axes=axes, s=s, norm=_check_norm(norm))
+
+
+def irfftn(x, /, *, s=None, axes=None, norm="backward"):
+    """Inverse of ``rfftn``: a real array (last axis length ``s[-1]``,
+    default ``2 * (m - 1)``)."""
+    nd = _ndim(x)
+    if axes is None:
+        axes = tuple(range(nd)) if s is None else tuple(range(nd - len(s), nd))
+    axes = tuple(a % nd for a in axes)
+    if s is None:
+        s = tuple(x.shape[a] for a in axes[:-1]) + (2 * (x.shape[axes[-1]] - 1),)
+    axes, s = _axes_s(x, s, axes, "irfftn")
+    return _c2r(_complex(x), axes=axes, s=s, norm=_check_norm(norm))
+
+
+def rfft(x, /, *, n=None, axis=-1, norm="backward"):
+    """One-dimensional FFT of a real array (half spectrum)."""
+    return rfftn(x, s=None if n is None else (n,), axes=(axis,), norm=norm)
+
+
+def irfft(x, /, *, n=None, axis=-1, norm="backward"):
+    """Inverse of ``rfft``: a real array of length ``n`` (default ``2 (m - 1)``)."""
+    ax = axis % _ndim(x)
+    if n is None:
+        n = 2 * (x.shape[ax] - 1)
+    return irfftn(x, s=(n,), axes=(ax,), norm=norm)
+
+
+_SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
+
+
+def hfft(x, /, *, n=None, axis=-1, norm="backward"):
+    """FFT of a Hermitian-symmetric signal given by its first half: a real
+    array (as numpy: ``irfft(conj(x))`` with the opposite normalisation)."""
+    return irfft(conj(_complex(x)), n=n, axis=axis, norm=_SWAP[_check_norm(norm)])
+
+
+def ihfft(x, /, *, n=None, axis=-1, norm="backward"):
+    """Inverse of ``hfft`` for a real input (``conj(rfft(x))`` with the
+    opposite normalisation)."""
+    return conj(rfft(x, n=n, axis=axis, norm=_SWAP[_check_norm(norm)]))
+
+
+def _shift(x, axes, sign):
+    nd = _ndim(x)
+    axes = tuple(range(nd)) if axes is None else _norm_axis(axes, nd)
+    # fftshift rolls by n // 2, ifftshift by -(n // 2)
+    shift = tuple(x.shape[a] // 2 if sign > 0 else -(x.shape[a] // 2) for a in axes)
+    return roll(x, shift, axis=axes)
+
+
+def fftshift(x, /, *, axes=None):
+    """Move the zero-frequency term to the centre."""
+    return _shift(x, axes, 1)
+
+
+def ifftshift(x, /, *, axes=None):
+    """Inverse of ``fftshift``."""
+    return _shift(x, axes, -1)
+
+
+def fftfreq(n, /, *, d=1.0, dtype=None, device=None):
+    """Sample frequencies of ``fft`` (a constant)."""
+    xp = _creation_xp(dtype, device)
+    kw = {} if device is None else {"device": device}
+    return xp.fft.fftfreq(n, d=d, dtype=dtype_in(xp, dtype), **kw)
+
+
+def rfftfreq(n, /, *, d=1.0, dtype=None, device=None):
+    """Sample frequencies of ``rfft`` (a constant)."""
+    xp = _creation_xp(dtype, device)
+    kw = {} if device is None else {"device": device}
+    return xp.fft.rfftfreq(n, d=d, dtype=dtype_in(xp, dtype), **kw)

@@ -12,6 +12,7 @@ import math
 from . import defprim, RULES
 from . import _batching
 from .. import numpy as xnp
+from ..backends import is_complex
 
 _FIRST = len(RULES)
 
@@ -76,12 +77,26 @@ defprim("real", lambda xp, x: xp.real(x), linear=True,
         vjp=lambda ans, x: lambda g: g, domain=(-3.0, 3.0))
 
 # ----- unary elementwise: kinks (JAX's choice at the kink) -----
-defprim("abs", lambda xp, x: xp.abs(x), deriv=lambda ans, x: xnp.sign(x), domain=(-3.0, 3.0))
+def _abs_jvp(x_dot, ans, x):
+    if is_complex(x.dtype):   # d|z| = re(conj(z) dz) / |z| (0 at z = 0, as JAX)
+        return xnp.real(xnp.multiply(x_dot, _div(xnp.conj(x), xnp.where(ans == 0, 1.0, ans))))
+    return xnp.multiply(x_dot, xnp.sign(x))
+
+
+def _abs_vjp(ans, x):
+    if is_complex(x.dtype):
+        return lambda g: xnp.multiply(g, _div(xnp.conj(x), xnp.where(ans == 0, 1.0, ans)))
+    return lambda g: xnp.multiply(g, xnp.sign(x))
+
+
+defprim("abs", lambda xp, x: xp.abs(x), jvp=_abs_jvp, vjp=_abs_vjp, domain=(-3.0, 3.0))
 
 # ----- unary elementwise: zero derivative almost everywhere -----
 for _name in ("floor", "ceil", "trunc", "sign", "round"):
     defprim(_name, (lambda n: lambda xp, x: getattr(xp, n)(x))(_name), domain=(-3.0, 3.0))
-defprim("imag", lambda xp, x: xp.imag(x), domain=(-3.0, 3.0))
+# imag: linear; its transpose (JAX's convention) maps g to -i g
+defprim("imag", lambda xp, x: xp.imag(x), linear=True,
+        vjp=lambda ans, x: lambda g: xnp.multiply(g, -1j), domain=(-3.0, 3.0))
 
 # ----- unary elementwise: non-differentiable (bool / integer results) -----
 for _name in ("isfinite", "isinf", "isnan", "signbit", "logical_not", "bitwise_invert"):

@@ -129,10 +129,12 @@ class VJPTrace(Trace):
             if fn is None:
                 continue
             fix = None
+            p = primals[i]
             if multi:
-                p = primals[i]
                 if p.shape != ans.shape or p.dtype != ans.dtype:
                     fix = (p.shape, p.dtype)
+            elif p.dtype is not ans.dtype and p.dtype != ans.dtype:   # real(z), abs(z), ...
+                fix = (p.shape, p.dtype)
             entries.append((node, fn, fix))
         if not entries:
             return ans
