@@ -147,6 +147,26 @@ class Trace:
     def process_primitive(self, prim, args, params):  # pragma: no cover
         raise NotImplementedError
 
+    def lower(self, args, prim):
+        """Split the arguments of ``prim``: ``(values, per-trace data, traced)``
+        where tracers of this trace give their value and data (tangent, batch
+        axis, ...), everything else (constants, tracers of outer transforms)
+        gives itself and None."""
+        vals = []
+        auxes = []
+        traced = False
+        for a in args:
+            if isinstance(a, Tracer):
+                if a._trace is self:
+                    vals.append(a.primal)
+                    auxes.append(a.aux)
+                    traced = True
+                    continue
+                self.check_lower(a._trace, prim)
+            vals.append(a)
+            auxes.append(None)
+        return vals, auxes, traced
+
     def const(self, x):
         """``x`` as a constant of this trace (a tracer with no derivative), or
         ``x`` itself where the trace has no such thing."""

@@ -26,7 +26,7 @@ import threading
 from contextlib import contextmanager
 
 from . import core
-from .core import Trace, Tracer, new_main, bind, RULES
+from .core import Trace, Tracer, new_main, bind
 from . import numpy as xnp
 from . import tree as _tree
 from .backends import is_inexact
@@ -109,16 +109,8 @@ class _RecordTrace(Trace):
         return _RecordTracer(self, val, name)
 
     def process_primitive(self, prim, args, params):
-        vals, ins = [], []
-        for a in args:
-            if isinstance(a, Tracer) and a._trace is self:
-                vals.append(a.primal)
-                ins.append(a.aux)
-                continue
-            if isinstance(a, Tracer):
-                self.check_lower(a._trace, prim)
-            vals.append(a)
-            ins.append(_const(a))
+        vals, names, _ = self.lower(args, prim)
+        ins = [n if n is not None else _const(v) for v, n in zip(vals, names)]
         out = prim.bind(*vals, **params)
         multi = prim.is_call
         outs = out if multi else [out]
@@ -305,10 +297,11 @@ def grad_intermediates(fun, argnums=0):
     """``grad_intermediates(fun)(*args) -> (grad, {name: d out / d intermediate})``
     for a scalar ``fun`` that tags intermediates with ``tag(x, name)`` (the
     ``retain_grad`` equivalent)."""
-    from .transforms.vjp import _check_argnums, _check_scalar_out
+    from .transforms.vjp import _check_scalar_out
+    from .transforms._api import check_argnums
 
     def g(*args):
-        multi, nums = _check_argnums(argnums, len(args), "grad_intermediates")
+        multi, nums = check_argnums(argnums, len(args), "grad_intermediates")
         flat, in_tree = _tree.flatten(tuple(args[i] for i in nums))
         flat = [as_primal(x, "grad_intermediates", f"argument leaf {i}") for i, x in enumerate(flat)]
         names = {}

@@ -98,3 +98,60 @@ def instantiate(x, like=None):
     if isinstance(x, Tracer):
         return x
     return to_array(x)
+
+
+def check_argnums(argnums, nargs, fname):
+    """``(multi, normalised argnums tuple)``; errors name the bad value."""
+    multi = isinstance(argnums, (tuple, list))
+    nums = tuple(argnums) if multi else (argnums,)
+    for a in nums:
+        if not isinstance(a, int) or isinstance(a, bool):
+            raise TypeError(f"{fname}: argnums must be an int or a tuple of ints, got {argnums!r}")
+        if not -nargs <= a < nargs:
+            raise ValueError(f"{fname}: argnums={argnums!r} is out of range for a "
+                             f"function called with {nargs} positional argument(s)")
+    return multi, tuple(a % nargs for a in nums)
+
+
+class ArgPath:
+    """Lazy 'argument 1['w']' for error messages (built only on error)."""
+
+    def __init__(self, nums, in_tree, i):
+        self.nums, self.in_tree, self.i = nums, in_tree, i
+
+    def __str__(self):
+        return (f"argument {self.nums[_tree.path_index(self.in_tree, self.i)]}"
+                f"{_tree.path_str(self.in_tree, self.i, skip=1)}")
+
+
+def diff_args(args, argnums, fname, holomorphic=None):
+    """The differentiated arguments, flattened and checked:
+    ``(multi, nums, flat leaves, in_tree)``."""
+    multi, nums = check_argnums(argnums, len(args), fname)
+    flat, in_tree = _tree.flatten(tuple(args[i] for i in nums))
+    for i, x in enumerate(flat):
+        where = ArgPath(nums, in_tree, i)
+        x = flat[i] = as_primal(x, fname, where)
+        check_diff_input(x, fname, where, holomorphic)
+    return multi, nums, flat, in_tree
+
+
+def flatten_fun(fun, in_tree, store, fname, has_aux=False, args=None, nums=None, kwargs=None):
+    """``fun`` as a function of flat leaves returning flat output leaves.
+
+    With ``nums``, the leaves replace ``args[nums]`` (the other arguments and
+    ``kwargs`` are passed as they are). ``store`` receives the output tree
+    (``"tree"``) and, with ``has_aux``, the aux value (``"aux"``)."""
+    def f_flat(*xs):
+        if nums is None:
+            call = _tree.unflatten(in_tree, xs)
+        else:
+            call = list(args)
+            for i, a in zip(nums, _tree.unflatten(in_tree, xs)):
+                call[i] = a
+        out = fun(*call, **(kwargs or {}))
+        if has_aux:
+            out, store["aux"] = split_aux(out, fname)
+        o_flat, store["tree"] = _tree.flatten(out)
+        return o_flat
+    return f_flat

@@ -519,7 +519,7 @@ class _SaveTrace(Trace):
         self.saved = saved
 
     def process_primitive(self, prim, args, params):
-        vals = [a.primal if isinstance(a, Tracer) and a._trace is self else a for a in args]
+        vals, _, _ = self.lower(args, prim)
         out = prim.bind(*vals, **params)
         if prim.is_call:
             return [_SaveTracer(self, o, None) for o in out]

@@ -13,34 +13,10 @@ from .. import numpy as xnp
 from .. import tree as _tree
 from ..backends import backend_of, is_inexact, is_complex
 from .jvp import jvp
-from .vjp import vjp, grad, _check_argnums, _ArgPath
-from ._api import as_primal, check_diff_input, split_aux, instantiate
+from .vjp import vjp, grad
+from ._api import diff_args, flatten_fun, instantiate
 
 __all__ = ["jacfwd", "jacrev", "hessian", "hvp", "linearize"]
-
-
-def _diff_args(args, argnums, fname, holomorphic=None):
-    multi, nums = _check_argnums(argnums, len(args), fname)
-    diff = tuple(args[i] for i in nums)
-    flat, in_tree = _tree.flatten(diff)
-    for i, x in enumerate(flat):
-        where = _ArgPath(nums, in_tree, i)
-        x = flat[i] = as_primal(x, fname, where)
-        check_diff_input(x, fname, where, holomorphic)
-    return multi, nums, flat, in_tree
-
-
-def _closure(fun, args, kwargs, nums, in_tree, has_aux, store):
-    def f_flat(*xs):
-        new = list(args)
-        for i, a in zip(nums, _tree.unflatten(in_tree, xs)):
-            new[i] = a
-        out = fun(*new, **kwargs)
-        if has_aux:
-            out, store["aux"] = split_aux(out, store["name"])
-        o_flat, store["out_tree"] = _tree.flatten(out)
-        return o_flat
-    return f_flat
 
 
 def _assemble(jac, out_tree, in_tree, multi):
@@ -90,9 +66,9 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     from .vmap import vmap
 
     def jac_f(*args, **kwargs):
-        multi, nums, flat, in_tree = _diff_args(args, argnums, "jacfwd", holomorphic)
-        store = {"name": "jacfwd"}
-        f_flat = _closure(fun, args, kwargs, nums, in_tree, has_aux, store)
+        multi, nums, flat, in_tree = diff_args(args, argnums, "jacfwd", holomorphic)
+        store = {}
+        f_flat = flatten_fun(fun, in_tree, store, "jacfwd", has_aux, args, nums, kwargs)
         basis, sizes = _std_basis(flat)
 
         def push(*ts):
@@ -115,7 +91,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
                 ni, no = len(x.shape), len(o.shape)
                 row.append(xnp.permute_dims(b, tuple(range(ni, ni + no)) + tuple(range(ni))))
             jac.append(row)
-        res = _assemble(jac, store["out_tree"], in_tree, multi)
+        res = _assemble(jac, store["tree"], in_tree, multi)
         return (res, aux) if has_aux else res
     return jac_f
 
@@ -131,10 +107,10 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False):
     from .vmap import vmap
 
     def jac_f(*args, **kwargs):
-        multi, nums, flat, in_tree = _diff_args(args, argnums, "jacrev",
-                                                True if holomorphic else None)
-        store = {"name": "jacrev"}
-        f_flat = _closure(fun, args, kwargs, nums, in_tree, has_aux, store)
+        multi, nums, flat, in_tree = diff_args(args, argnums, "jacrev",
+                                               True if holomorphic else None)
+        store = {}
+        f_flat = flatten_fun(fun, in_tree, store, "jacrev", has_aux, args, nums, kwargs)
         outs, vjp_fn = vjp(f_flat, *flat)
         for o, out in enumerate(outs):
             if not is_inexact(out.dtype):
@@ -155,7 +131,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False):
         per_in = [_split_rows(r, sizes, [o.shape for o in outs], x.shape)
                   for r, x in zip(rows, flat)]
         jac = [[per_in[k][o] for k in range(len(flat))] for o in range(len(outs))]
-        res = _assemble(jac, store["out_tree"], in_tree, multi)
+        res = _assemble(jac, store["tree"], in_tree, multi)
         return (res, store["aux"]) if has_aux else res
     return jac_f
 

@@ -10,7 +10,7 @@ from ..core import Trace, Tracer, Zero, new_main
 from ..backends import is_inexact
 from .. import numpy as xnp
 from .. import tree as _tree
-from ._api import as_primal, check_tangent, instantiate, lower_out, split_aux
+from ._api import as_primal, check_tangent, instantiate, lower_out, flatten_fun
 
 __all__ = ["JVPTrace", "JVPTracer", "jvp", "jvp_flat"]
 
@@ -32,19 +32,8 @@ class JVPTrace(Trace):
         return JVPTracer(self, x, None)
 
     def process_primitive(self, prim, args, params):
-        primals = []
-        tangents = []
-        any_t = False
-        for a in args:
-            if isinstance(a, Tracer):
-                if a._trace is self:
-                    primals.append(a.primal)
-                    tangents.append(a.aux)
-                    any_t = any_t or a.aux is not None
-                    continue
-                self.check_lower(a._trace, prim)
-            primals.append(a)
-            tangents.append(None)
+        primals, tangents, _ = self.lower(args, prim)
+        any_t = any(t is not None for t in tangents)
         if prim.is_call:
             return params["spec"].jvp(self, primals, tangents)
         ans = prim.bind(*primals, **params)
@@ -113,14 +102,7 @@ def jvp(fun, primals, tangents, has_aux=False):
     t_flat = [check_tangent(p, t, f"tangents{_tree.path_str(in_tree, i)}")
               for i, (p, t) in enumerate(zip(p_flat, t_flat))]
     store = {}
-
-    def f_flat(*xs):
-        out = fun(*_tree.unflatten(in_tree, xs))
-        if has_aux:
-            out, store["aux"] = split_aux(out, "jvp")
-        flat, store["tree"] = _tree.flatten(out)
-        return flat
-
+    f_flat = flatten_fun(fun, in_tree, store, "jvp", has_aux)
     outs, t_outs = jvp_flat(f_flat, p_flat, t_flat)
     out_tree = store["tree"]
     outs = [instantiate(o) for o in outs]

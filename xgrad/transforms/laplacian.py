@@ -52,17 +52,7 @@ class LaplacianTrace(Trace):
         return x
 
     def process_primitive(self, prim, args, params):
-        primals, derivs, traced = [], [], False
-        for a in args:
-            if isinstance(a, Tracer):
-                if a._trace is self:
-                    primals.append(a.primal)
-                    derivs.append(a.aux)
-                    traced = True
-                    continue
-                self.check_lower(a._trace, prim)
-            primals.append(a)
-            derivs.append(None)
+        primals, derivs, traced = self.lower(args, prim)
         if prim.is_call:     # checkpoint / custom rules: run the function inline
             spec = params["spec"]
             ins = [LaplacianTracer(self, p, dv) if dv is not None else p

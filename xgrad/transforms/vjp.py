@@ -17,13 +17,12 @@ outer transform is itself traced: that is how higher orders come out.
 from __future__ import annotations
 
 from .. import core as _core
-from ..core import Trace, Tracer, Zero, new_main, add_any
+from ..core import Trace, Tracer, new_main, add_any
 from ..core import bind
 from ..backends import is_inexact, is_complex, dtype_in, backend_of, namespace, SCALAR_TYPES
 from .. import numpy as xnp
 from .. import tree as _tree
-from ._api import (as_primal, check_diff_input, instantiate, lower_out,
-                   split_aux)
+from ._api import as_primal, diff_args, flatten_fun, instantiate, lower_out
 
 __all__ = ["VJPTrace", "VJPTracer", "vjp", "grad", "value_and_grad",
            "backward_pass", "vjp_flat"]
@@ -228,13 +227,6 @@ def vjp_flat(f_flat, primals):
     return [p for p, _ in pairs], [nd for _, nd in pairs], in_nodes, trace
 
 
-def _tree_of_args(primals, fname):
-    flat, in_tree = _tree.flatten(tuple(primals))
-    flat = [as_primal(x, fname, f"argument{_tree.path_str(in_tree, i)}")
-            for i, x in enumerate(flat)]
-    return flat, in_tree
-
-
 def vjp(fun, *primals, has_aux=False):
     """Reverse-mode vector-Jacobian product.
 
@@ -253,16 +245,11 @@ def vjp(fun, *primals, has_aux=False):
     >>> float(f_vjp(xnp.asarray(3.0))[0])
     3.0
     """
-    flat, in_tree = _tree_of_args(primals, "vjp")
+    flat, in_tree = _tree.flatten(tuple(primals))
+    flat = [as_primal(x, "vjp", f"argument{_tree.path_str(in_tree, i)}")
+            for i, x in enumerate(flat)]
     store = {}
-
-    def f_flat(*xs):
-        out = fun(*_tree.unflatten(in_tree, xs))
-        if has_aux:
-            out, store["aux"] = split_aux(out, "vjp")
-        o_flat, store["tree"] = _tree.flatten(out)
-        return o_flat
-
+    f_flat = flatten_fun(fun, in_tree, store, "vjp", has_aux)
     outs, out_nodes, in_nodes, trace = vjp_flat(f_flat, flat)
     out_tree = store["tree"]
     outs = [instantiate(o) for o in outs]
@@ -297,18 +284,6 @@ def vjp(fun, *primals, has_aux=False):
     return res
 
 
-def _check_argnums(argnums, nargs, fname):
-    multi = isinstance(argnums, (tuple, list))
-    nums = tuple(argnums) if multi else (argnums,)
-    for a in nums:
-        if not isinstance(a, int) or isinstance(a, bool):
-            raise TypeError(f"{fname}: argnums must be an int or a tuple of ints, got {argnums!r}")
-        if not -nargs <= a < nargs:
-            raise ValueError(f"{fname}: argnums={argnums!r} is out of range for a "
-                             f"function called with {nargs} positional argument(s)")
-    return multi, tuple(a % nargs for a in nums)
-
-
 def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, *, _name="value_and_grad"):
     """Function returning ``(fun(*args), grad of fun w.r.t. args[argnums])``.
 
@@ -332,31 +307,19 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, *, _name="v
     """
 
     def vg(*args, **kwargs):
-        multi, nums = _check_argnums(argnums, len(args), _name)
-        diff = tuple(args[i] for i in nums)
-        flat, in_tree = _tree.flatten(diff)
-        for i, x in enumerate(flat):
-            where = _ArgPath(nums, in_tree, i)
-            x = flat[i] = as_primal(x, _name, where)
-            check_diff_input(x, _name, where, True if holomorphic else None)
+        multi, nums, flat, in_tree = diff_args(args, argnums, _name, True if holomorphic else None)
         store = {}
-
-        def f_flat(*xs):
-            new = list(args)
-            for i, a in zip(nums, _tree.unflatten(in_tree, xs)):
-                new[i] = a
-            out = fun(*new, **kwargs)
-            if has_aux:
-                out, store["aux"] = split_aux(out, _name)
-            out = _check_scalar_out(out, _name, holomorphic)
-            return [out]
-
-        (out,), (node,), in_nodes, trace = vjp_flat(f_flat, flat)
-        out = instantiate(out)
+        f_flat = flatten_fun(fun, in_tree, store, _name, has_aux, args, nums, kwargs)
+        outs, out_nodes, in_nodes, trace = vjp_flat(f_flat, flat)
+        if len(outs) != 1:
+            raise TypeError(f"{_name} requires a function that returns a scalar array, got a "
+                            f"pytree with {len(outs)} leaves. Use vjp or jacrev instead.")
+        out = _check_scalar_out(outs[0], _name, holomorphic)
+        node = out_nodes[0]
         if node is not None:
             seed = xnp.ones_like(out)
             cts = backward_pass(trace.tape, trace.n, [(node, seed)], consume=True,
-                                    sites=trace.sites)
+                                sites=trace.sites)
         else:
             cts = [None] * trace.n
         g_flat = [instantiate(cts[nd] if nd is not None else None, like=p)
@@ -368,17 +331,6 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, *, _name="v
         return value, g
 
     return vg
-
-
-class _ArgPath:
-    """Lazy 'argument 1['w']' for error messages (built only on error)."""
-
-    def __init__(self, nums, in_tree, i):
-        self.nums, self.in_tree, self.i = nums, in_tree, i
-
-    def __str__(self):
-        return (f"argument {self.nums[_tree.path_index(self.in_tree, self.i)]}"
-                f"{_tree.path_str(self.in_tree, self.i, skip=1)}")
 
 
 def _check_scalar_out(out, fname, holomorphic=False):

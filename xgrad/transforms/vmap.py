@@ -58,19 +58,7 @@ class BatchTrace(Trace):
         self.size = size
 
     def process_primitive(self, prim, args, params):
-        vals = []
-        bdims = []
-        batched = False
-        for a in args:
-            if isinstance(a, Tracer):
-                if a._trace is self:
-                    vals.append(a.primal)
-                    bdims.append(a.aux)
-                    batched = True
-                    continue
-                self.check_lower(a._trace, prim)
-            vals.append(a)
-            bdims.append(None)
+        vals, bdims, batched = self.lower(args, prim)
         if not batched:
             return prim.bind(*vals, **params)
         if prim.is_call:
