@@ -259,7 +259,7 @@ def reshape(x, /, shape, *, copy=None):
             if s != -1:
                 known *= s
         size = math.prod(x.shape)
-        shape = tuple(size // known if known else 0 if s == -1 else s for s in shape)
+        shape = tuple((size // known if known else 0) if s == -1 else s for s in shape)
     if tuple(x.shape) == shape and isinstance(x, Tracer):
         return x
     return bind(_reshape_p, x, shape=shape)
@@ -689,14 +689,20 @@ def can_cast(from_, to, /):
     return xp.can_cast(dtype_in(xp, f), dtype_in(xp, to))
 
 
+def _is_array(x):
+    return isinstance(x, Tracer) or (hasattr(x, "shape") and hasattr(x, "dtype")
+                                     and not isinstance(x, type) and hasattr(x, "ndim")
+                                     and type(x).__name__ not in ("dtype", "DType"))
+
+
 def finfo(type, /):  # noqa: A002
     xp = _dt_xp(type)
-    return xp.finfo(dtype_in(xp, type.dtype if hasattr(type, "shape") else type))
+    return xp.finfo(dtype_in(xp, type.dtype if _is_array(type) else type))
 
 
 def iinfo(type, /):  # noqa: A002
     xp = _dt_xp(type)
-    return xp.iinfo(dtype_in(xp, type.dtype if hasattr(type, "shape") else type))
+    return xp.iinfo(dtype_in(xp, type.dtype if _is_array(type) else type))
 
 
 def isdtype(dtype, kind):

@@ -1,0 +1,666 @@
+"""The ``linalg`` extension's primitives: solves, inverses, determinants,
+decompositions and the 2-norm. (Products are in ``rules/linalg.py``; the user
+functions, most of them composites of these rows, are in
+``xgrad/numpy/linalg.py``.)
+
+Every row works on stacks of matrices (``(..., M, N)``) and batches by
+keeping or moving the batch axis among the stack axes (``stack_rule``).
+Rule bodies use xgrad operations only (``_solve``, ``xnp.matmul``, ...), so
+every derivative is differentiable again: second order comes out in every
+mode combination.
+
+Solves, never explicit inverses, apply ``A^-1`` inside rules. Derivatives
+are for real inputs (complex inputs get values, and a clear error when
+differentiated). The decompositions' derivatives are valid where they are
+defined: eigenvalues / singular values distinct (and, for non-square SVD,
+nonzero); they are infinite where they are not.
+
+Several outputs. The engine binds single-output primitives, so a
+decomposition with several outputs (eigh, qr, svd, slogdet) is one *packed*
+primitive (``defmulti``): its implementation flattens the outputs' trailing
+axes and concatenates them along one last axis, its JVP packs the output
+tangents the same way, its VJP unpacks the packed cotangent, and the user
+function unpacks the result (slices and reshapes, which differentiate as
+usual). One backend call per decomposition, correct at every order.
+"""
+from __future__ import annotations
+
+import math
+
+from . import defprim
+from ..core import Tracer, bind
+from ..backends import backend_of, is_complex, namespace
+from .. import numpy as xnp
+
+__all__ = ["defmulti", "stack_rule"]
+
+
+# --------------------------------------------------------------------------
+# helpers (xgrad operations: differentiable)
+
+def _mT(a):
+    return xnp.matrix_transpose(a)
+
+
+def _mm(a, b):
+    return xnp.matmul(a, b)
+
+
+def _eye(n, like):
+    """Identity of ``like``'s backend, dtype and device (a constant)."""
+    xp = backend_of(like)
+    return xp.eye(n, dtype=like.dtype, device=xnp._device_of(like))
+
+
+def _diag(x):
+    """Diagonal of the last two (square) axes."""
+    return xnp.sum(xnp.multiply(x, _eye(x.shape[-1], x)), axis=-1)
+
+
+def _diag_embed(v):
+    """Square matrices with ``v`` (..., n) on the diagonal."""
+    return xnp.multiply(xnp.expand_dims(v, axis=-2), _eye(v.shape[-1], v))
+
+
+def _trace(x):
+    return xnp.sum(_diag(x), axis=-1)
+
+
+def _scale(s, x):
+    """``s`` (...) times each matrix of ``x`` (..., M, N)."""
+    return xnp.multiply(xnp.expand_dims(xnp.expand_dims(s, axis=-1), axis=-1), x)
+
+
+def _real_only(name, x):
+    if is_complex(x.dtype):
+        raise NotImplementedError(
+            f"linalg.{name}: derivatives of complex inputs are not implemented; "
+            f"differentiate a real parametrisation (real and imaginary parts) instead")
+
+
+def _ndim(x):
+    return len(x.shape) if hasattr(x, "shape") else 0
+
+
+# --------------------------------------------------------------------------
+# batching: the batch axis joins the stack axes
+
+def _move_to_front(x, b):
+    if b == 0:
+        return x
+    order = [b] + [i for i in range(x.ndim) if i != b]
+    return xnp.permute_dims(x, tuple(order))
+
+
+def stack_rule(prim, cores=(2,), expand_first=False):
+    """Batching rule for ops on stacks: argument ``i`` has ``cores[i]``
+    trailing core axes (2 for a matrix, 0 for a per-matrix scalar), the rest
+    are stack axes that broadcast. One argument: the batch axis stays where it
+    is when it is a stack axis (the output keeps the input's stack axes in
+    front). Several: batched arguments get the batch axis in front and size-1
+    stack axes after it, so that it lines up; unbatched ones broadcast."""
+    def rule(vals, bdims, **params):
+        if len(vals) == 1:
+            (v,), (b,) = vals, bdims
+            if b >= v.ndim - cores[0]:
+                v, b = _move_to_front(v, b), 0
+            return bind(prim, v, **params), b
+        if expand_first and bdims[0] is None:
+            size = next(v.shape[b] for v, b in zip(vals, bdims) if b is not None)
+            v = vals[0]
+            v = xnp.broadcast_to(xnp.reshape(v, (1,) + tuple(v.shape)), (size,) + tuple(v.shape))
+            vals, bdims = [v] + list(vals[1:]), [0] + list(bdims[1:])
+        stacks = [_ndim(v) - (b is not None) - c for v, b, c in zip(vals, bdims, cores)]
+        top = max(stacks)
+        args = []
+        for v, b, s in zip(vals, bdims, stacks):
+            if b is not None:
+                v = _move_to_front(v, b)
+                if s < top:
+                    shape = tuple(v.shape)
+                    v = xnp.reshape(v, shape[:1] + (1,) * (top - s) + shape[1:])
+            args.append(v)
+        return bind(prim, *args, **params), 0
+    return rule
+
+
+# --------------------------------------------------------------------------
+# several outputs: packed primitives
+
+def _pack_xp(xp, parts, cores):
+    """Backend arrays ``parts`` (same stack axes, ``cores[i]`` trailing core
+    axes) flattened and joined along one last axis."""
+    p0, c0 = parts[0], cores[0]
+    lead = tuple(p0.shape[:p0.ndim - len(c0)])
+    flat = [xp.reshape(p, lead + (math.prod(c),)) for p, c in zip(parts, cores)]
+    dt = xp.result_type(*flat)
+    return xp.concat([f if f.dtype == dt else xp.astype(f, dt) for f in flat], axis=-1)
+
+
+def _pack(parts, cores):
+    """The same with xgrad operations (for tangents in rules)."""
+    p0, c0 = parts[0], cores[0]
+    lead = tuple(p0.shape[:len(p0.shape) - len(c0)])
+    return xnp.concat([xnp.reshape(p, lead + (math.prod(c),)) for p, c in zip(parts, cores)],
+                      axis=-1)
+
+
+def _unpack(packed, cores, real=None):
+    """Inverse of ``_pack``: slices of the last axis, reshaped. ``real[i]``
+    marks parts that are real although the packed array is complex."""
+    lead = tuple(packed.shape[:-1])
+    out, off = [], 0
+    cplx = real is not None and is_complex(packed.dtype)
+    for i, c in enumerate(cores):
+        n = math.prod(c)
+        piece = xnp.reshape(packed[..., off:off + n], lead + tuple(c))
+        if cplx and real[i]:
+            piece = xnp.real(piece)
+        out.append(piece)
+        off += n
+    return out
+
+
+class Multi:
+    """A packed primitive (several outputs) and its user-level call.
+
+    ``impl(xp, x, **params)`` returns a tuple of backend arrays;
+    ``cores(shape, **params)`` the core shapes of the outputs for an input of
+    (core) shape ``shape``; ``jvp(x_dot, outs, x, **params)`` returns the
+    tuple of output tangents and ``vjp(outs, x, **params)`` the staged
+    ``g_parts -> x_bar``, on unpacked outputs. ``real[i]``: output ``i`` is
+    real for complex input.
+    """
+
+    def __init__(self, name, impl, cores, jvp, vjp, real=None):
+        self.impl, self.cores, self.real = impl, cores, real
+
+        def p_impl(xp, x, **params):
+            return _pack_xp(xp, impl(xp, x, **params), cores(tuple(x.shape[-2:]), **params))
+
+        def p_jvp(x_dot, ans, x, **params):
+            cs = cores(tuple(x.shape[-2:]), **params)
+            return _pack(jvp(x_dot, _unpack(ans, cs, real), x, **params), cs)
+
+        def p_vjp(ans, x, **params):
+            cs = cores(tuple(x.shape[-2:]), **params)
+            fn = vjp(_unpack(ans, cs, real), x, **params)
+            return lambda g: fn(_unpack(g, cs, real))
+
+        self.prim = defprim(name, p_impl, jvp=p_jvp, vjp=p_vjp, batch=stack_rule)
+
+    def __call__(self, x, **params):
+        """The tuple of outputs; plain arrays go straight to the backend."""
+        if not isinstance(x, Tracer):
+            return tuple(self.impl(namespace(x), x, **params))
+        cs = self.cores(tuple(x.shape[-2:]), **params)
+        return tuple(_unpack(bind(self.prim, x, **params), cs, self.real))
+
+
+def defmulti(name, impl, cores, jvp, vjp, real=None):
+    """Define a packed primitive ``name``; returns its ``Multi`` (callable)."""
+    return Multi(name, impl, cores, jvp, vjp, real)
+
+
+# ----- solve and inverse -----
+
+def _solve(a, b):
+    """``a^-1 b`` for stacks of matrices ``a`` (..., M, M), ``b`` (..., M, K)."""
+    return bind(solve_p, a, b)
+
+
+def _solve_vjp_a(ans, a, b):
+    _real_only("solve", a)
+    return lambda g: xnp.negative(_mm(_solve(_mT(a), g), _mT(ans)))
+
+
+def _solve_vjp_b(ans, a, b):
+    _real_only("solve", a)
+    return lambda g: _solve(_mT(a), g)
+
+
+def _solve_jvp_a(a_dot, ans, a, b):
+    _real_only("solve", a)
+    return xnp.negative(_solve(a, _mm(a_dot, ans)))
+
+
+def _solve_jvp_b(b_dot, ans, a, b):
+    _real_only("solve", a)
+    return _solve(a, b_dot)
+
+
+solve_p = defprim(
+    "solve", lambda xp, a, b: xp.linalg.solve(a, b), nargs=2,
+    jvp=(_solve_jvp_a, _solve_jvp_b),
+    vjp=(_solve_vjp_a, _solve_vjp_b),
+    batch=lambda p: stack_rule(p, (2, 2)))
+
+
+def _inv_vjp(ans, a):
+    _real_only("inv", a)
+    ans_t = _mT(ans)
+    return lambda g: xnp.negative(_mm(_mm(ans_t, g), ans_t))
+
+
+def _inv_jvp(a_dot, ans, a):
+    _real_only("inv", a)
+    return xnp.negative(_mm(_mm(ans, a_dot), ans))
+
+
+inv_p = defprim(
+    "inv", lambda xp, a: xp.linalg.inv(a), jvp=_inv_jvp,
+    vjp=_inv_vjp, batch=stack_rule)
+
+
+# ----- determinants -----
+
+def _adjugate_impl(xp, a):
+    """adj(A) = det(U) det(V) V diag(prod_{j != i} s_j) U^T from the SVD
+    A = U diag(s) V^T: finite (and exact) at singular matrices too, where
+    det(A) A^-1 is not."""
+    u, s, vh = xp.linalg.svd(a, full_matrices=False)
+    n = s.shape[-1]
+    eye = xp.eye(n, dtype=xp.bool, device=_dev(a))
+    one = xp.ones((), dtype=s.dtype, device=_dev(a))
+    others = xp.prod(xp.where(eye, one, s[..., None, :]), axis=-1)   # prod_{j != i} s_j
+    c = xp.linalg.det(u) * xp.linalg.det(vh)
+    vt = xp.matrix_transpose(vh)
+    adj = xp.matmul(vt * others[..., None, :], xp.matrix_transpose(u))
+    return adj * xp.reshape(c, tuple(c.shape) + (1, 1))
+
+
+def _dev(x):
+    import array_api_compat
+    return array_api_compat.device(x)
+
+
+def _adjugate_jvp(a_dot, ans, a):
+    # d adj = tr(S) adj - S adj, S = A^-1 dA (adj = det A^-1); a solve, so
+    # this second derivative of det is finite only at invertible A
+    s = _solve(a, a_dot)
+    return xnp.subtract(_scale(_trace(s), ans), _mm(s, ans))
+
+
+def _adjugate_vjp(ans, a):
+    def vjp(g):
+        alpha = xnp.sum(xnp.multiply(g, ans), axis=(-2, -1))
+        rhs = xnp.subtract(_scale(alpha, _eye(a.shape[-1], a)), _mm(g, _mT(ans)))
+        return _solve(_mT(a), rhs)
+    return vjp
+
+
+adjugate_p = defprim("adjugate", _adjugate_impl, jvp=_adjugate_jvp, vjp=_adjugate_vjp,
+                     batch=stack_rule)
+
+
+def _adjugate(a):
+    return bind(adjugate_p, a)
+
+
+def _det_jvp(a_dot, ans, a):
+    _real_only("det", a)
+    return xnp.sum(xnp.multiply(_mT(_adjugate(a)), a_dot), axis=(-2, -1))
+
+
+def _det_vjp(ans, a):
+    _real_only("det", a)
+    adj_t = _mT(_adjugate(a))
+    return lambda g: _scale(g, adj_t)
+
+
+# NB: det's gradient is the transposed adjugate (finite at singular
+# matrices); JAX computes the same from an LU factorisation.
+det_p = defprim("det", lambda xp, a: xp.linalg.det(a), jvp=_det_jvp, vjp=_det_vjp,
+                batch=stack_rule)
+
+
+def _slogdet_impl(xp, a):
+    r = xp.linalg.slogdet(a)
+    return (r[0], r[1])
+
+
+def _slogdet_jvp(a_dot, outs, a):
+    _real_only("slogdet", a)
+    sign, _ = outs
+    return (xnp.zeros_like(sign), _trace(_solve(a, a_dot)))
+
+
+def _slogdet_vjp(outs, a):
+    _real_only("slogdet", a)
+    # d log|det A| = tr(A^-1 dA): the cotangent g A^-T, by one solve
+    return lambda gs: _solve(_mT(a), _scale(gs[1], _eye(a.shape[-1], a)))
+
+
+slogdet = defmulti("slogdet", _slogdet_impl, lambda shape: [(), ()],
+                   _slogdet_jvp, _slogdet_vjp, real=(False, True))
+
+
+# ----- Cholesky (input assumed symmetric: the user function symmetrises) -----
+
+def _phi(x):
+    """Lower triangle with the diagonal halved."""
+    return xnp.subtract(xnp.tril(x), xnp.multiply(x, 0.5 * _eye(x.shape[-1], x)))
+
+
+def _cholesky_jvp(a_dot, L, a):
+    _real_only("cholesky", a)
+    z = _solve(L, a_dot)                       # L^-1 dA
+    w = _mT(_solve(L, _mT(z)))                 # L^-1 dA L^-T
+    return _mm(L, _phi(w))
+
+
+def _cholesky_vjp(L, a):
+    _real_only("cholesky", a)
+    lt = _mT(L)
+
+    def vjp(g):
+        y = _solve(lt, _phi(_mm(lt, g)))       # L^-T phi(L^T g)
+        return _mT(_solve(lt, _mT(y)))         # ... L^-1
+    return vjp
+
+
+cholesky_p = defprim("cholesky", lambda xp, a: xp.linalg.cholesky(a),
+                     jvp=_cholesky_jvp, vjp=_cholesky_vjp, batch=stack_rule)
+
+
+# ----- symmetric eigendecomposition (input assumed symmetric) -----
+
+def _gap_inverse(d):
+    """1 / d off the diagonal, 0 on it (d is zero on the diagonal)."""
+    e = _eye(d.shape[-1], d)
+    return xnp.divide(1.0 - e, xnp.add(d, e))
+
+
+def _eig_f(w):
+    # F_ij = 1 / (w_j - w_i): infinite for repeated eigenvalues
+    return _gap_inverse(xnp.subtract(xnp.expand_dims(w, axis=-2), xnp.expand_dims(w, axis=-1)))
+
+
+def _eigh_impl(xp, a):
+    r = xp.linalg.eigh(a)
+    return (r[0], r[1])
+
+
+def _eigh_jvp(a_dot, outs, a):
+    _real_only("eigh", a)
+    w, v = outs
+    vt_dv = _mm(_mm(_mT(v), a_dot), v)
+    return (_diag(vt_dv), _mm(v, xnp.multiply(_eig_f(w), vt_dv)))
+
+
+def _eigh_vjp(outs, a):
+    _real_only("eigh", a)
+    w, v = outs
+    f = _eig_f(w)
+
+    def vjp(gs):
+        gw, gv = gs
+        inner = xnp.add(_diag_embed(gw), xnp.multiply(f, _mm(_mT(v), gv)))
+        return _mm(_mm(v, inner), _mT(v))
+    return vjp
+
+
+eigh = defmulti("eigh", _eigh_impl, lambda shape: [(shape[-1],), shape],
+                _eigh_jvp, _eigh_vjp, real=(True, False))
+
+
+def _eigvalsh_jvp(a_dot, ans, a):
+    _real_only("eigvalsh", a)
+    v = eigh(a)[1]
+    return xnp.sum(xnp.multiply(v, _mm(a_dot, v)), axis=-2)
+
+
+def _eigvalsh_vjp(ans, a):
+    _real_only("eigvalsh", a)
+    v = eigh(a)[1]
+    return lambda g: _mm(xnp.multiply(v, xnp.expand_dims(g, axis=-2)), _mT(v))
+
+
+eigvalsh_p = defprim("eigvalsh", lambda xp, a: xp.linalg.eigvalsh(a),
+                     jvp=_eigvalsh_jvp, vjp=_eigvalsh_vjp, batch=stack_rule)
+
+
+# ----- singular value decomposition -----
+
+def _svd_cores(shape, *, full_matrices):
+    m, n = shape
+    k = min(m, n)
+    if full_matrices:
+        return [(m, m), (k,), (n, n)]
+    return [(m, k), (k,), (k, n)]
+
+
+def _svd_impl(xp, a, *, full_matrices):
+    r = xp.linalg.svd(a, full_matrices=full_matrices)
+    return (r[0], r[1], r[2])
+
+
+def _svd_check(a, full_matrices):
+    _real_only("svd", a)
+    m, n = a.shape[-2:]
+    if full_matrices and m != n:
+        raise NotImplementedError(
+            "linalg.svd: derivatives with full_matrices=True need square matrices (the "
+            "extra singular vectors are not unique); use full_matrices=False")
+    return m, n
+
+
+def _svd_f(s):
+    # F_ij = 1 / (s_j^2 - s_i^2): infinite for repeated singular values
+    sr, sc = xnp.expand_dims(s, axis=-2), xnp.expand_dims(s, axis=-1)
+    return _gap_inverse(xnp.multiply(xnp.add(sr, sc), xnp.subtract(sr, sc)))
+
+
+def _svd_jvp(a_dot, outs, a, *, full_matrices):
+    m, n = _svd_check(a, full_matrices)
+    u, s, vh = outs
+    v = _mT(vh)
+    f = _svd_f(s)
+    sr, sc = xnp.expand_dims(s, axis=-2), xnp.expand_dims(s, axis=-1)
+    ds_mat = _mm(_mm(_mT(u), a_dot), v)
+    dss = xnp.multiply(ds_mat, sr)              # dS S
+    sds = xnp.multiply(sc, ds_mat)              # S dS
+    du = _mm(u, xnp.multiply(f, xnp.add(dss, _mT(dss))))
+    dv = _mm(v, xnp.multiply(f, xnp.add(sds, _mT(sds))))
+    if m > n:
+        dav = _mm(a_dot, v)
+        du = xnp.add(du, xnp.divide(xnp.subtract(dav, _mm(u, _mm(_mT(u), dav))), sr))
+    if n > m:
+        datu = _mm(_mT(a_dot), u)
+        dv = xnp.add(dv, xnp.divide(xnp.subtract(datu, _mm(v, _mm(vh, datu))), sr))
+    return (du, _diag(ds_mat), _mT(dv))
+
+
+def _svd_vjp(outs, a, *, full_matrices):
+    m, n = _svd_check(a, full_matrices)
+    u, s, vh = outs
+    v = _mT(vh)
+    f = _svd_f(s)
+    sr, sc = xnp.expand_dims(s, axis=-2), xnp.expand_dims(s, axis=-1)
+
+    def vjp(gs):
+        gu, g_s, gvh = gs
+        gv = _mT(gvh)
+        j = xnp.multiply(f, _mm(_mT(u), gu))
+        k = xnp.multiply(f, _mm(vh, gv))
+        d = xnp.add(_diag_embed(g_s),
+                    xnp.add(xnp.multiply(xnp.add(j, _mT(j)), sr),
+                            xnp.multiply(sc, xnp.add(k, _mT(k)))))
+        out = _mm(_mm(u, d), vh)
+        if m > n:
+            gu_perp = xnp.subtract(gu, _mm(u, _mm(_mT(u), gu)))
+            out = xnp.add(out, _mm(xnp.divide(gu_perp, sr), vh))
+        if n > m:
+            gv_perp = xnp.subtract(gv, _mm(v, _mm(vh, gv)))
+            out = xnp.add(out, _mm(u, xnp.divide(_mT(gv_perp), sc)))
+        return out
+    return vjp
+
+
+svd = defmulti("svd", _svd_impl, _svd_cores, _svd_jvp, _svd_vjp, real=(False, True, False))
+
+
+def _svdvals_jvp(a_dot, ans, a):
+    _real_only("svdvals", a)
+    u, _, vh = svd(a, full_matrices=False)
+    return xnp.sum(xnp.multiply(u, _mm(a_dot, _mT(vh))), axis=-2)
+
+
+def _svdvals_vjp(ans, a):
+    _real_only("svdvals", a)
+    u, _, vh = svd(a, full_matrices=False)
+    return lambda g: _mm(xnp.multiply(u, xnp.expand_dims(g, axis=-2)), vh)
+
+
+svdvals_p = defprim("svdvals", lambda xp, a: xp.linalg.svdvals(a),
+                    jvp=_svdvals_jvp, vjp=_svdvals_vjp, batch=stack_rule)
+
+
+# ----- QR -----
+
+def _qr_cores(shape, *, mode):
+    m, n = shape
+    k = min(m, n)
+    if mode == "complete":
+        return [(m, m), (m, n)]
+    return [(m, k), (k, n)]
+
+
+def _qr_impl(xp, a, *, mode):
+    r = xp.linalg.qr(a, mode=mode)
+    return (r[0], r[1])
+
+
+def _qr_check(a, mode):
+    _real_only("qr", a)
+    m, n = a.shape[-2:]
+    if mode == "complete" and m > n:
+        raise NotImplementedError(
+            "linalg.qr: derivatives with mode='complete' need m <= n (the extra columns "
+            "of Q are not unique); use mode='reduced'")
+    return m, n
+
+
+def _qr_jvp_tall(q, r, a_dot):
+    """(dQ, dR) for A = QR with R square and invertible."""
+    b = _mT(_solve(_mT(r), _mT(a_dot)))            # dA R^-1
+    c = _mm(_mT(q), b)
+    low = xnp.tril(c, k=-1)
+    omega = xnp.subtract(low, _mT(low))           # Q^T dQ (antisymmetric)
+    dq = xnp.add(_mm(q, xnp.subtract(omega, c)), b)
+    dr = _mm(xnp.subtract(c, omega), r)
+    return dq, dr
+
+
+def _qr_vjp_tall(q, r, gq, gr):
+    x = xnp.subtract(_mm(_mT(q), gq), _mm(gr, _mT(r)))
+    nn = xnp.subtract(xnp.tril(xnp.subtract(x, _mT(x)), k=-1), x)
+    b_bar = xnp.add(gq, _mm(q, nn))
+    return _mT(_solve(r, _mT(b_bar)))              # B_bar R^-T
+
+
+def _qr_jvp(a_dot, outs, a, *, mode):
+    m, n = _qr_check(a, mode)
+    q, r = outs
+    if m >= n:
+        return _qr_jvp_tall(q, r, a_dot)
+    # wide: A = [X | Y] = Q [R1 | R2] with R2 = Q^T Y
+    dq, dr1 = _qr_jvp_tall(q, r[..., :, :m], a_dot[..., :, :m])
+    dr2 = xnp.add(_mm(_mT(dq), a[..., :, m:]), _mm(_mT(q), a_dot[..., :, m:]))
+    return dq, xnp.concat([dr1, dr2], axis=-1)
+
+
+def _qr_vjp(outs, a, *, mode):
+    m, n = _qr_check(a, mode)
+    q, r = outs
+
+    def vjp(gs):
+        gq, gr = gs
+        if m >= n:
+            return _qr_vjp_tall(q, r, gq, gr)
+        gr2 = gr[..., :, m:]
+        gq = xnp.add(gq, _mm(a[..., :, m:], _mT(gr2)))
+        x_bar = _qr_vjp_tall(q, r[..., :, :m], gq, gr[..., :, :m])
+        return xnp.concat([x_bar, _mm(q, gr2)], axis=-1)
+    return vjp
+
+
+qr = defmulti("qr", _qr_impl, _qr_cores, _qr_jvp, _qr_vjp)
+
+
+# ----- pseudo-inverse (derivative valid where the rank is locally constant) -----
+
+def _pinv_jvp(a_dot, p, a, rtol):
+    _real_only("pinv", a)
+    a_dot_t = _mT(a_dot)
+    t1 = xnp.negative(_mm(_mm(p, a_dot), p))
+    # P P^T dA^T (I - A P)
+    t2 = _mm(_mm(p, _mT(p)), xnp.subtract(a_dot_t, _mm(_mm(a_dot_t, a), p)))
+    # (I - P A) dA^T P^T P
+    z = _mm(a_dot_t, _mm(_mT(p), p))
+    t3 = xnp.subtract(z, _mm(p, _mm(a, z)))
+    return xnp.add(t1, xnp.add(t2, t3))
+
+
+def _pinv_vjp(p, a, rtol):
+    _real_only("pinv", a)
+    pt = _mT(p)
+
+    def vjp(g):
+        gt = _mT(g)
+        t1 = xnp.negative(_mm(_mm(pt, g), pt))
+        y = _mm(gt, _mm(p, pt))                     # (I - A P) G^T P P^T
+        t2 = xnp.subtract(y, _mm(a, _mm(p, y)))
+        w = _mm(_mm(pt, p), gt)                     # P^T P G^T (I - P A)
+        t3 = xnp.subtract(w, _mm(_mm(w, p), a))
+        return xnp.add(t1, xnp.add(t2, t3))
+    return vjp
+
+
+pinv_p = defprim("pinv", lambda xp, a, rtol: xp.linalg.pinv(a, rtol=rtol), nargs=2,
+                 nondiff=(1,), jvp=(_pinv_jvp, None), vjp=(_pinv_vjp, None),
+                 batch=lambda p: stack_rule(p, (2, 0), expand_first=True))
+
+
+# ----- vector 2-norm: gradient 0 at 0 (where JAX's composite gives nan) -----
+
+def _norm_impl(xp, x, *, axis, keepdims):
+    if not axis:
+        return xp.abs(x)
+    return xp.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=2)
+
+
+def _kept(v, shape, axis, keepdims):
+    if keepdims:
+        return v
+    return xnp.reshape(v, tuple(1 if i in axis else n for i, n in enumerate(shape)))
+
+
+def _safe(ans):
+    # ans == 0 only where x == 0 along the axes: x / 1 = 0 there
+    return xnp.where(xnp.equal(ans, 0.0), 1.0, ans)
+
+
+def _norm_jvp(x_dot, ans, x, *, axis, keepdims):
+    _real_only("vector_norm", x)
+    return xnp.divide(xnp.sum(xnp.multiply(x, x_dot), axis=axis, keepdims=keepdims), _safe(ans))
+
+
+def _norm_vjp(ans, x, *, axis, keepdims):
+    _real_only("vector_norm", x)
+    unit = xnp.divide(x, _kept(_safe(ans), x.shape, axis, keepdims))
+    return lambda g: xnp.multiply(_kept(g, x.shape, axis, keepdims), unit)
+
+
+def _norm_batch(prim):
+    """The batch axis stays put; the reduced axes shift past it."""
+    def rule(vals, bdims, *, axis, keepdims):
+        (v,), (b,) = vals, bdims
+        ax = tuple(a + (a >= b) for a in axis)
+        out_b = b if keepdims else b - sum(a < b for a in ax)
+        return bind(prim, v, axis=ax, keepdims=keepdims), out_b
+    return rule
+
+
+vector_norm_p = defprim("vector_norm", _norm_impl, jvp=_norm_jvp, vjp=_norm_vjp,
+                        batch=_norm_batch)
