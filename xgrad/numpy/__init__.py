@@ -669,9 +669,15 @@ def _device_of(x):
 # --------------------------------------------------------------------------
 # data type functions (no derivatives; they look at dtypes only)
 
+def _is_array(x):
+    return isinstance(x, Tracer) or (hasattr(x, "shape") and hasattr(x, "dtype")
+                                     and not isinstance(x, type) and hasattr(x, "ndim")
+                                     and type(x).__name__ not in ("dtype", "DType"))
+
+
 def _dt_xp(*xs):
     for x in xs:
-        if isinstance(x, Tracer) or (hasattr(x, "dtype") and hasattr(x, "shape")):
+        if _is_array(x):
             return backend_of(x)
     for x in xs:
         if x is not None and not isinstance(x, (str, type)) and type(x) not in SCALAR_TYPES:
@@ -679,20 +685,10 @@ def _dt_xp(*xs):
     return _np
 
 
-def _unwrap_dt(x):
-    return concrete(x) if isinstance(x, Tracer) else x
-
-
 def can_cast(from_, to, /):
     xp = _dt_xp(from_, to)
     f = from_.dtype if hasattr(from_, "shape") else from_
     return xp.can_cast(dtype_in(xp, f), dtype_in(xp, to))
-
-
-def _is_array(x):
-    return isinstance(x, Tracer) or (hasattr(x, "shape") and hasattr(x, "dtype")
-                                     and not isinstance(x, type) and hasattr(x, "ndim")
-                                     and type(x).__name__ not in ("dtype", "DType"))
 
 
 def finfo(type, /):  # noqa: A002
