@@ -25,7 +25,9 @@ from __future__ import annotations
 import threading
 from contextlib import contextmanager
 
-from .backends import namespace
+from .backends import namespace, default_namespace, type_namespaces
+
+_ns_get = type_namespaces.get   # tracer types are never in it
 
 __all__ = ["Primitive", "bind", "Trace", "Tracer", "Zero", "new_main",
            "concrete", "current_trace", "LeakedTracerError", "RULES", "add_any", "active_level"]
@@ -72,6 +74,23 @@ class Primitive:
 
 def bind(prim, *args, **params):
     """Apply ``prim`` to ``args`` under the innermost transform that sees them."""
+    # fast path: plain arrays of one known backend and Python scalars, one
+    # dict look-up per argument (tracers and unseen types: _bind_slow)
+    xp = None
+    for a in args:
+        ns = _ns_get(type(a), False)
+        if ns is None:                 # Python scalar
+            continue
+        if ns is False or (xp is not None and ns is not xp):
+            return _bind_slow(prim, args, params)
+        xp = ns
+    out = prim.impl(xp if xp is not None else default_namespace(), *args, **params)
+    if _checker is not None:
+        _checker.check(prim, args, out)
+    return out
+
+
+def _bind_slow(prim, args, params):
     top = None
     for a in args:
         if isinstance(a, Tracer):

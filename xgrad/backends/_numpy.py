@@ -11,9 +11,16 @@ def to_array(x):
     return np.asarray(x)
 
 
+_NO_REPEATS = (int, slice, type(None), type(Ellipsis), np.integer, np.bool_)
+
+
 def index_add(x, idx, v):
     out = np.array(x, copy=True)
-    np.add.at(out, idx, v)
+    for p in (idx if type(idx) is tuple else (idx,)):
+        if not (isinstance(p, _NO_REPEATS) or (isinstance(p, np.ndarray) and p.dtype == np.bool_)):
+            np.add.at(out, idx, v)       # an integer array: repeated indices accumulate
+            return out
+    out[idx] += v                        # no index repeats: the buffered path
     return out
 
 

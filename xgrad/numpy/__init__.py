@@ -66,6 +66,10 @@ def _unary(name):
             if _core._checker is not None:
                 _core._checker.check(p, (x,), out)
             return out
+        if xp is False and isinstance(x, Tracer):
+            t = x._trace
+            if t.alive:
+                return t.process_primitive(p, (x,), {})
         return bind(p, x)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise ``{name}`` (array API); differentiable: {p.jvp is not None}."
@@ -83,6 +87,17 @@ def _binary(name):
             if _core._checker is not None:
                 _core._checker.check(p, (x1, x2), out)
             return out
+        t = None
+        if a is False:
+            if isinstance(x1, Tracer):
+                if b is not False:                       # tracer op plain/scalar
+                    t = x1._trace
+                elif isinstance(x2, Tracer) and x2._trace is x1._trace:
+                    t = x1._trace
+        elif b is False and isinstance(x2, Tracer):     # plain/scalar op tracer
+            t = x2._trace
+        if t is not None and t.alive:
+            return t.process_primitive(p, (x1, x2), {})
         return bind(p, x1, x2)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise ``{name}`` (array API, broadcasting); differentiable: {p.jvp is not None}."

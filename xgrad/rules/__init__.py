@@ -89,4 +89,9 @@ def _deriv_jvp(d):
 
 def _deriv_vjp(d):
     from .. import numpy as xnp
-    return lambda ans, *args: lambda g: xnp.multiply(g, d(ans, *args))
+    # the derivative is computed when the record is made, so the record keeps
+    # one array (d) instead of the op's input and output
+    def stage(ans, *args):
+        dv = d(ans, *args)
+        return lambda g: xnp.multiply(g, dv)
+    return stage

@@ -19,13 +19,16 @@ from __future__ import annotations
 from .. import core as _core
 from ..core import Trace, Tracer, new_main, add_any
 from ..core import bind
-from ..backends import is_inexact, is_complex, dtype_in, backend_of, namespace, SCALAR_TYPES
+from ..backends import is_inexact, is_complex, dtype_in, backend_of
+from ..backends import type_namespaces as _type_namespaces
 from .. import numpy as xnp
 from .. import tree as _tree
 from ._api import as_primal, diff_args, flatten_fun, instantiate, lower_out
 
 __all__ = ["VJPTrace", "VJPTracer", "vjp", "grad", "value_and_grad",
            "backward_pass", "vjp_flat"]
+
+_ns_get = _type_namespaces.get     # type -> backend (tracer types are never in it)
 
 
 class VJPTracer(Tracer):
@@ -83,60 +86,73 @@ class VJPTrace(Trace):
         primals = []
         nodes = []
         diff = False
-        lower = False          # does any argument belong to an outer transform?
+        xp = None              # the primals' backend; False: take the full bind
         arrays = 0
         for a in args:
             if isinstance(a, Tracer):
                 if a._trace is self:
-                    p = a.primal
-                    primals.append(p)
                     nodes.append(a.aux)
                     diff = True
-                    arrays += 1
-                    if not lower and isinstance(p, Tracer):
-                        lower = True
-                    continue
-                self.check_lower(a._trace, prim)
-                lower = True
-            elif type(a) in SCALAR_TYPES:
-                primals.append(a)
+                    a = a.primal
+                else:
+                    self.check_lower(a._trace, prim)
+                    nodes.append(None)
+            else:
                 nodes.append(None)
-                continue
             primals.append(a)
-            nodes.append(None)
+            ns = _ns_get(type(a), False)
+            if ns is None:                     # Python scalar
+                continue
             arrays += 1
+            if ns is False or (xp is not None and ns is not xp):
+                xp = False                     # a lower tracer, an unseen type, two backends
+            else:
+                xp = ns
         if prim.is_call:
             return params["spec"].vjp(self, primals, nodes)
-        if lower:
-            ans = bind(prim, *primals, **params)
-        else:
-            ans = prim.impl(namespace(*primals), *primals, **params)
+        if xp:
+            ans = prim.impl(xp, *primals, **params)
             if _core._checker is not None:
                 _core._checker.check(prim, primals, ans)
+        else:
+            ans = bind(prim, *primals, **params)
         rules = prim.vjp
         if not diff or rules is None:
             return ans
-        entries = []
-        multi = arrays > 1     # broadcasting and promotion need two arrays
-        for i, node in enumerate(nodes):
-            if node is None:
-                continue
-            mk = rules[i]
-            if mk is None:
-                continue
-            fn = mk(ans, *primals, **params)
+        if len(nodes) == 1:                    # unary: one entry
+            mk = rules[0]
+            fn = None if mk is None else mk(ans, *primals, **params)
             if fn is None:
-                continue
-            fix = None
-            p = primals[i]
-            if multi:
-                if p.shape != ans.shape or p.dtype != ans.dtype:
-                    fix = (p.shape, p.dtype)
-            elif p.dtype is not ans.dtype and p.dtype != ans.dtype:   # real(z), abs(z), ...
-                fix = (p.shape, p.dtype)
-            entries.append((node, fn, fix))
-        if not entries:
-            return ans
+                return ans
+            p = primals[0]
+            p_dtype = p.dtype
+            a_dtype = ans.dtype
+            fix = (p.shape, p_dtype) if (p_dtype is not a_dtype and p_dtype != a_dtype) else None
+            entries = [(nodes[0], fn, fix)]
+        else:
+            entries = []
+            multi = arrays > 1     # broadcasting and promotion need two arrays
+            a_dtype = ans.dtype
+            for i, node in enumerate(nodes):
+                if node is None:
+                    continue
+                mk = rules[i]
+                if mk is None:
+                    continue
+                fn = mk(ans, *primals, **params)
+                if fn is None:
+                    continue
+                fix = None
+                p = primals[i]
+                p_dtype = p.dtype
+                if multi:
+                    if p.shape != ans.shape or (p_dtype is not a_dtype and p_dtype != a_dtype):
+                        fix = (p.shape, p_dtype)
+                elif p_dtype is not a_dtype and p_dtype != a_dtype:   # real(z), abs(z), ...
+                    fix = (p.shape, p_dtype)
+                entries.append((node, fn, fix))
+            if not entries:
+                return ans
         out = self.n
         self.n = out + 1
         if _core._checker is not None:
