@@ -53,7 +53,9 @@ class LaplacianTrace(Trace):
 
     def process_primitive(self, prim, args, params):
         primals, derivs, traced = self.lower(args, prim)
-        if prim.is_call:     # checkpoint / custom rules: run the function inline
+        if prim.is_call and prim.name == "custom_jvp_call":
+            return self._custom_jvp(prim, params, primals, derivs)
+        if prim.is_call:     # checkpoint / custom_vjp: run the function inline
             spec = params["spec"]
             ins = [LaplacianTracer(self, p, dv) if dv is not None else p
                    for p, dv in zip(primals, derivs)]
@@ -82,6 +84,37 @@ class LaplacianTrace(Trace):
         if second is not None:
             L = xnp.add(L, second)
         return LaplacianTracer(self, ans, (J, L))
+
+    def _custom_jvp(self, prim, params, primals, derivs):
+        """A custom_jvp function: first and second derivatives along the rows
+        come from its rule (through jvp), not from its code."""
+        live = [k for k, dv in enumerate(derivs) if dv is not None]
+        pts = tuple(primals[k] for k in live)
+
+        def g(*xs):
+            full = list(primals)
+            for k, x in zip(live, xs):
+                full[k] = x
+            return list(bind(prim, *full, **params))
+
+        def tan(*ts):
+            return jvp(g, pts, ts)[1]
+
+        def second(*ts):
+            return jvp(lambda *xs: jvp(g, xs, ts)[1], pts, ts)[1]
+        outs = g(*pts)
+        Js = [derivs[k][0] for k in live]
+        J = vmap(tan)(*Js)
+        if self.keep:
+            L = vmap(tan)(*[derivs[k][1] for k in live])
+            S = vmap(second)(*Js)
+        else:
+            L = tan(*[derivs[k][1] for k in live])
+            S = [xnp.sum(s, axis=0) for s in vmap(second)(*Js)]
+        return [o if not is_inexact(o.dtype) else
+                LaplacianTracer(self, o, (self._fit(j, o, True),
+                                          self._fit(xnp.add(l, s), o, self.keep)))
+                for o, j, l, s in zip(outs, J, L, S)]
 
     # ---- helpers -----------------------------------------------------------
     def _fit(self, t, ans, batched):
@@ -173,22 +206,29 @@ def _elementwise_second(prim, params, primals, i, j):
     return jvp(inner, (xi, xj), (zero_i, one_j))[1]
 
 
+def _diff_arg(args, argnums, name):
+    """The differentiated argument (one array), checked."""
+    if not isinstance(argnums, int) or isinstance(argnums, bool):
+        raise TypeError(f"{name}: argnums must be an int, got {argnums!r}")
+    if not -len(args) <= argnums < len(args):
+        raise ValueError(f"{name}: argnums={argnums} is out of range for "
+                         f"{len(args)} positional argument(s)")
+    x = as_primal(args[argnums], name, f"argument {argnums}")
+    check_diff_input(x, name, f"argument {argnums}", False)
+    return x
+
+
 def _forward_laplacian(fun, argnums, keep, name):
     def lap(*args, **kwargs):
-        if not isinstance(argnums, int):
-            raise TypeError(f"{name}: argnums must be an int, got {argnums!r}")
-        if not -len(args) <= argnums < len(args):
-            raise ValueError(f"{name}: argnums={argnums} is out of range for "
-                             f"{len(args)} positional argument(s)")
-        x = as_primal(args[argnums], name, f"argument {argnums}")
-        check_diff_input(x, name, f"argument {argnums}")
+        x = _diff_arg(args, argnums, name)
+        argnums_ = argnums % len(args)
         d = math.prod(x.shape)
         xp = backend_of(x)
         J0 = xp.reshape(xp.eye(d, dtype=x.dtype), (d,) + tuple(x.shape))
         L0 = xp.zeros(((d,) if keep else ()) + tuple(x.shape), dtype=x.dtype)
         with new_main(LaplacianTrace, d, keep) as trace:
             new = list(args)
-            new[argnums] = LaplacianTracer(trace, x, (J0, L0))
+            new[argnums_] = LaplacianTracer(trace, x, (J0, L0))
             out = fun(*new, **kwargs)
             flat, tree = _tree.flatten(out)
             res = []
@@ -233,8 +273,10 @@ def laplacian(fun, argnums=0, method="forward"):
         from .derived import hessian
 
         def lap(*args, **kwargs):
-            x = args[argnums]
-            n = math.prod(getattr(x, "shape", ()))
+            x = _diff_arg(args, argnums, "laplacian")
+            n = math.prod(x.shape)
+            args = list(args)
+            args[argnums] = x
             H = hessian(fun, argnums)(*args, **kwargs)
             if tuple(H.shape) != tuple(x.shape) * 2:
                 raise TypeError("laplacian(method='hessian') needs a scalar output; "
