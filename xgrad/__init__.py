@@ -18,10 +18,11 @@ from .transforms.derived import jacfwd, jacrev, hessian, hvp, linearize
 from .transforms.laplacian import laplacian, diag_hessian
 from . import testing
 from . import debug
+from . import optim
 from .testing import check_grads
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev",
            "hessian", "hvp", "vmap", "laplacian", "diag_hessian", "custom_vjp", "custom_jvp",
            "checkpoint", "remat", "checkpoint_sequential", "stop_gradient", "check_grads",
-           "testing", "debug", "numpy", "xp", "tree", "LeakedTracerError"]
+           "testing", "debug", "optim", "numpy", "xp", "tree", "LeakedTracerError"]
 __version__ = "0.1.0"
