@@ -257,7 +257,11 @@ class Tracer:
             f"x.concrete() if you really want the value as a constant.")
 
     def __repr__(self):
-        return f"{type(self).__name__}<{_describe(self)}>({self.concrete()!r})"
+        try:
+            val = repr(self.concrete())
+        except TypeError:          # no single concrete value (batched under vmap)
+            val = repr(self.primal)
+        return f"{type(self).__name__}<{_describe(self)}>({val})"
 
     def __hash__(self):
         raise TypeError("traced values are unhashable (like arrays)")

@@ -422,7 +422,36 @@ def _norm_index(idx):
 
 
 def _getitem(x, idx):
-    return bind(_getitem_p, x, idx=_norm_index(idx))
+    try:
+        static = _norm_index(idx)
+    except TypeError:             # no concrete value: a per-example index under vmap
+        return _gather_traced(x, idx)
+    return bind(_getitem_p, x, idx=static)
+
+
+def _gather_traced(x, idx):
+    """``x[:, ..., i]`` for one integer index ``i`` without a concrete value
+    (it differs per example under vmap), full slices elsewhere: a one-hot
+    contraction over the indexed axis (O(n) per element), made of primitives
+    that batch and differentiate."""
+    parts = idx if isinstance(idx, tuple) else (idx,)
+    pos = [j for j, p in enumerate(parts) if isinstance(p, Tracer)]
+    if len(pos) != 1 or builtins.any(not (isinstance(p, slice) and p == slice(None))
+                                     for j, p in enumerate(parts) if j != pos[0]):
+        raise TypeError("an index without a concrete value (it differs per example under "
+                        "vmap) is supported only as x[:, ..., i] with one integer index array "
+                        "and full slices elsewhere; use take_along_axis or a one-hot product")
+    k, i = pos[0], parts[pos[0]]
+    n, nd = x.shape[k], _ndim(x)
+    i = where(i < 0, i + n, i)
+    hot = astype(expand_dims(i, axis=-1) == backend_of(x).arange(n), x.dtype)
+    xk = permute_dims(x, tuple(j for j in range(nd) if j != k) + (k,))
+    m = math.prod(i.shape)
+    out = matmul(xk, permute_dims(reshape(hot, (m, n)), (1, 0)))
+    out = reshape(out, tuple(xk.shape[:-1]) + tuple(i.shape))
+    r = builtins.len(i.shape)
+    return permute_dims(out, tuple(range(k)) + tuple(range(nd - 1, nd - 1 + r))
+                        + tuple(range(k, nd - 1)))
 
 
 def _index_add(x, v, idx):

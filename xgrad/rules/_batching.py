@@ -2,12 +2,22 @@
 
 A batching rule is ``rule(vals, bdims, **params) -> (out, out_bdim)``:
 ``vals`` are the arguments with their batch axis (if any) still inside,
-``bdims[i]`` is that axis or ``None`` for an unbatched argument. Most rules
-move the batch axis to the front (``bdim 0``) and shift axis parameters by
-one; elementwise primitives only align ranks. Primitives without a rule fail
-loudly in ``vmap`` (no silent Python loop).
+``bdims[i]`` is that axis or ``None`` for an unbatched argument. A row names
+its builder with ``batch=<builder>``; the builder gets the primitive and
+returns the rule. Primitives without a rule fail loudly in ``vmap`` (no
+silent Python loop).
+
+Rules keep the batch axis where it is whenever the operation allows it (an
+axis parameter is shifted past it instead), because every moved axis costs a
+``permute_dims`` bind and leaves a strided array behind. Only operations that
+must see the batch axis in a fixed place (reshape, matrix axes, advanced
+indexing) move it to the front. Products with one unbatched operand fold the
+batch axis into a matrix dimension, so ``vmap`` of a matrix-vector product
+is one matrix-matrix product, not a stack of them.
 """
 from __future__ import annotations
+
+import math
 
 from ..core import bind
 from .. import numpy as xnp
@@ -15,10 +25,16 @@ from .. import numpy as xnp
 
 def move_to_front(x, bd):
     """The batch axis of ``x`` moved to position 0 (no-op when it is there)."""
-    if bd == 0:
+    return moveaxis(x, bd, 0)
+
+
+def moveaxis(x, src, dst):
+    """``x`` with axis ``src`` moved to position ``dst`` (no-op if equal)."""
+    if src == dst:
         return x
-    nd = x.ndim
-    return xnp.permute_dims(x, (bd,) + tuple(i for i in range(nd) if i != bd))
+    order = [i for i in range(x.ndim) if i != src]
+    order.insert(dst, src)
+    return xnp.permute_dims(x, tuple(order))
 
 
 def _rank(x, bd):
@@ -26,65 +42,166 @@ def _rank(x, bd):
     return nd - (bd is not None)
 
 
+def _insert_one(x, pos):
+    """``x`` with a size-1 axis inserted at ``pos`` (a reshape: no copy)."""
+    s = tuple(x.shape)
+    return xnp.reshape(x, s[:pos] + (1,) + s[pos:])
+
+
+def _align(v, b, k, tb, r):
+    """Batched ``v`` (example rank ``k``, batch axis ``b``) laid out as a
+    rank ``r + 1`` array with the batch axis at ``tb`` and size-1 axes in
+    front of its example axes, ready to broadcast against an example of
+    rank ``r``. Transposes only when the batch axis must pass an example
+    axis; inserting size-1 axes is a reshape."""
+    pad = r - k
+    tb_in = min(max(tb - pad, 0), k)      # example axes of v before the batch
+    v = moveaxis(v, b, tb_in)
+    if pad:
+        s = tuple(v.shape)
+        ex = (1,) * pad + s[:tb_in] + s[tb_in + 1:]
+        v = xnp.reshape(v, ex[:tb] + (s[tb_in],) + ex[tb:])
+    return v
+
+
+def _unbatched_to(v, k, tb, r):
+    """Unbatched ``v`` of rank ``k`` broadcast against examples of rank
+    ``r`` whose batch axis sits at ``tb``: a size-1 axis goes where the batch
+    axis falls inside ``v``'s own axes."""
+    if k and tb > r - k:
+        return _insert_one(v, tb - (r - k))
+    return v
+
+
+# ----- elementwise -----
+
 def elementwise(prim):
-    """Broadcasting elementwise op: batched arguments get the batch axis in
-    front and size-1 axes after it up to the output rank; unbatched ones
-    broadcast from the right as usual."""
+    """Broadcasting elementwise op (also a unary op with parameters, such as
+    ``astype``). The batch axis stays where the highest-rank batched argument
+    has it (shifted right by the size-1 axes that broadcasting puts in front
+    of it); other arguments get size-1 axes (reshapes) and move their batch
+    axis only when it is elsewhere."""
     def rule(vals, bdims, **params):
         if len(vals) == 1:                    # unary: the batch axis stays put
             return bind(prim, vals[0], **params), bdims[0]
-        r = max(_rank(v, b) for v, b in zip(vals, bdims))
+        fast = _aligned(vals, bdims)
+        if fast is not None:                  # nothing to move or reshape
+            return bind(prim, *vals, **params), fast
+        ranks = [_rank(v, b) for v, b in zip(vals, bdims)]
+        r = max(ranks)
+        kb, tb = max((k, -i, b) for i, (b, k) in enumerate(zip(bdims, ranks))
+                     if b is not None)[::2]
+        tb += r - kb
         args = []
-        for v, b in zip(vals, bdims):
+        for v, b, k in zip(vals, bdims, ranks):
             if b is None:
+                args.append(_unbatched_to(v, k, tb, r))
+            elif k == r and b == tb:
                 args.append(v)
-                continue
-            v = move_to_front(v, b)
-            k = r - (v.ndim - 1)
-            if k:
-                v = xnp.reshape(v, (v.shape[0],) + (1,) * k + tuple(v.shape[1:]))
-            args.append(v)
-        return bind(prim, *args, **params), 0
+            else:
+                args.append(_align(v, b, k, tb, r))
+        return bind(prim, *args, **params), tb
     return rule
 
 
+_SCALARS = (int, float, complex, bool)
+
+
+def _aligned(vals, bdims):
+    """The common batch axis when the arguments broadcast as they are: every
+    batched one has it at the same place with the same rank, and every
+    unbatched one broadcasts from the right without reaching it. Else None
+    (the hot path of elementwise ops under vmap: a few checks, no binds)."""
+    b0 = nd = None
+    for v, b in zip(vals, bdims):
+        if b is None:
+            continue
+        if b0 is None:
+            b0, nd = b, v.ndim
+        elif b != b0 or v.ndim != nd:
+            return None
+    r = nd - 1
+    for v, b in zip(vals, bdims):
+        if b is None and type(v) not in _SCALARS:
+            k = v.ndim
+            if k and (k > r or b0 > r - k):
+                return None
+    return b0
+
+
+def matrix_op(prim):
+    """One-argument op on the last two axes (tril/triu): the batch axis stays
+    put unless it is one of those two."""
+    def rule(vals, bdims, **params):
+        (v,), (b,) = vals, bdims
+        if b >= v.ndim - 2:
+            v, b = move_to_front(v, b), 0
+        return bind(prim, v, **params), b
+    return rule
+
+
+
 def unary_front(prim):
-    """One-argument op acting on trailing axes (tril/triu, elementwise with
-    params): the batch axis goes first and the op is applied as is."""
+    """One-argument op that must see the batch axis in front (it is applied
+    to the whole batch as is)."""
     def rule(vals, bdims, **params):
         (v,), (b,) = vals, bdims
         return bind(prim, move_to_front(v, b), **params), 0
     return rule
 
 
+# ----- reductions and scans -----
+
 def reduction(prim, single_axis=False):
-    """Reduction/scan with an ``axis`` parameter: batch axis first, axes + 1
-    (``axis=None`` means every non-batch axis)."""
+    """Reduction/scan with an ``axis`` parameter: the axes are shifted past
+    the batch axis (``axis=None``: every axis but the batch axis), which
+    stays in place (minus the reduced axes before it)."""
+    arg = prim.name in ("argmax", "argmin")
+
     def rule(vals, bdims, *, axis, **params):
         (v,), (b,) = vals, bdims
-        v = move_to_front(v, b)
-        if single_axis:
-            ax = axis + 1
-        elif axis is None:
-            ax = tuple(range(1, v.ndim))
-            if prim.name in ("argmax", "argmin"):
-                # flattened arg-reductions: flatten the example axes first
-                v = xnp.reshape(v, (v.shape[0], -1))
-                return bind(prim, v, axis=1, **params), 0
+        r = v.ndim - 1
+        if single_axis:                       # scans keep every axis
+            return bind(prim, v, axis=axis + (axis >= b), **params), b
+        keepdims = params.get("keepdims", False)
+        if axis is None and arg:
+            # the index into the flattened example: flatten it first
+            v = move_to_front(v, b)
+            n = v.shape[0]
+            flat = xnp.reshape(v, (n, math.prod(v.shape[1:])))
+            out = bind(prim, flat, axis=1, **dict(params, keepdims=False))
+            if keepdims:
+                out = xnp.reshape(out, (n,) + (1,) * r)
+            return out, 0
+        if axis is None:
+            axes = tuple(i for i in range(r + 1) if i != b)
         else:
-            ax = tuple(a + 1 for a in axis) if isinstance(axis, tuple) else axis + 1
-        return bind(prim, v, axis=ax, **params), 0
+            ex = axis if isinstance(axis, tuple) else (axis % r,)
+            axes = tuple(a + (a >= b) for a in ex)
+        out = bind(prim, v, axis=axes[0] if arg else axes, **params)
+        return out, (b if keepdims else b - sum(a < b for a in axes))
     return rule
 
+
+# ----- shape -----
 
 def axes_shift(prim):
     """Ops with an ``axis`` parameter where ``None`` means "every axis" and
     the result keeps the input's shape (flip)."""
     def rule(vals, bdims, *, axis, **params):
         (v,), (b,) = vals, bdims
-        v = move_to_front(v, b)
-        ax = tuple(range(1, v.ndim)) if axis is None else tuple(a + 1 for a in axis)
-        return bind(prim, v, axis=ax, **params), 0
+        ex = range(v.ndim - 1) if axis is None else axis
+        return bind(prim, v, axis=tuple(a + (a >= b) for a in ex), **params), b
+    return rule
+
+
+def axes_param(prim):
+    """Ops with an ``axes`` parameter (a tuple of non-negative example axes,
+    order significant, e.g. the FFTs): the axes are shifted past the batch
+    axis, which stays put."""
+    def rule(vals, bdims, *, axes, **params):
+        (v,), (b,) = vals, bdims
+        return bind(prim, v, axes=tuple(a + (a >= b) for a in axes), **params), b
     return rule
 
 
@@ -111,80 +228,134 @@ def _perm_with_batch(axes, b):
 
 
 def broadcast_rule(prim):
+    """New leading axes go in front of the whole batched array, so the
+    batch axis moves right by their number and nothing is transposed."""
     def rule(vals, bdims, *, shape):
         (v,), (b,) = vals, bdims
-        v = move_to_front(v, b)
-        k = len(shape) - (v.ndim - 1)
-        if k:
-            v = xnp.reshape(v, (v.shape[0],) + (1,) * k + tuple(v.shape[1:]))
-        return bind(prim, v, shape=(v.shape[0],) + tuple(shape)), 0
+        shape = tuple(shape)
+        pad = len(shape) - (v.ndim - 1)
+        if pad:
+            v = xnp.reshape(v, (1,) * pad + tuple(v.shape))
+            b += pad
+        return bind(prim, v, shape=shape[:b] + (v.shape[b],) + shape[b:]), b
     return rule
 
 
 def roll_rule(prim):
     def rule(vals, bdims, *, shift, axis):
         (v,), (b,) = vals, bdims
-        v = move_to_front(v, b)
+        r = v.ndim - 1
         if axis is None:                      # roll of the flattened example
+            v = move_to_front(v, b)
             shape = tuple(v.shape)
-            flat = xnp.reshape(v, (shape[0], -1))
+            flat = xnp.reshape(v, (shape[0], math.prod(shape[1:])))
             return xnp.reshape(bind(prim, flat, shift=shift, axis=1), shape), 0
-        ax = tuple(a % (v.ndim - 1) + 1 for a in axis) if isinstance(axis, tuple) \
-            else axis % (v.ndim - 1) + 1
-        return bind(prim, v, shift=shift, axis=ax), 0
+        if isinstance(axis, tuple):
+            ax = tuple(a % r + (a % r >= b) for a in axis)
+        else:
+            ax = axis % r + (axis % r >= b)
+        return bind(prim, v, shift=shift, axis=ax), b
     return rule
 
 
 def concat_rule(prim):
+    """Batched arguments that share a batch axis keep it; unbatched ones are
+    broadcast along it (concat needs every argument batched)."""
     def rule(vals, bdims, *, axis):
+        bds = [b for b in bdims if b is not None]
         size = next(v.shape[b] for v, b in zip(vals, bdims) if b is not None)
+        tb = bds[0] if axis is not None and all(b == bds[0] for b in bds) else 0
         args = []
         for v, b in zip(vals, bdims):
             if b is None:
-                v = xnp.broadcast_to(xnp.reshape(v, (1,) + tuple(v.shape)),
-                                     (size,) + tuple(v.shape))
+                s = tuple(v.shape)
+                v = xnp.broadcast_to(_insert_one(v, tb), s[:tb] + (size,) + s[tb:])
             else:
-                v = move_to_front(v, b)
+                v = moveaxis(v, b, tb)
             if axis is None:
-                v = xnp.reshape(v, (size, -1))
+                v = xnp.reshape(v, (size, math.prod(v.shape[1:])))
             args.append(v)
-        return bind(prim, *args, axis=1 if axis is None else axis + 1), 0
+        if axis is None:
+            return bind(prim, *args, axis=1), 0
+        return bind(prim, *args, axis=axis + (axis >= tb)), tb
     return rule
 
+
+# ----- matrix product -----
 
 def matmul_rule(prim):
-    """Batch axis in front; 1-D operands become matrices; leading (stack)
-    dimensions are padded so that the batch axis lines up."""
+    """With one operand unbatched and the batched one at most a matrix per
+    example, the batch axis becomes a row (or column) dimension of a single
+    product: ``vmap`` of ``A @ x`` over vectors ``x`` is ``A @ X``, one
+    matrix-matrix product. Otherwise both batch axes go in front and the
+    stack dimensions are padded so that they line up."""
     def rule(vals, bdims):
         (x, y), (bx, by) = vals, bdims
-        xv = x.ndim - (bx is not None)       # per-example ranks
+        xv = x.ndim - (bx is not None)        # per-example ranks
         yv = y.ndim - (by is not None)
-        if bx is not None:
-            x = move_to_front(x, bx)
-            if xv == 1:
-                x = xnp.expand_dims(x, axis=1)   # (B, 1, k)
-        if by is not None:
-            y = move_to_front(y, by)
-            if yv == 1:
-                y = xnp.expand_dims(y, axis=2)   # (B, k, 1)
-        xr = max(xv, 2) if bx is not None else xv
-        yr = max(yv, 2) if by is not None else yv
-        lead = max(xr if xr >= 2 else 0, yr if yr >= 2 else 0) - 2
-        if bx is not None:
-            x = _pad_stack(x, lead - (xr - 2))
-        if by is not None:
-            y = _pad_stack(y, lead - (yr - 2))
-        if bx is None and xv >= 2:
-            x = _pad_front(x, lead - (xv - 2))
-        if by is None and yv >= 2:
-            y = _pad_front(y, lead - (yv - 2))
-        out = bind(prim, x, y)
-        if bx is not None and xv == 1:
-            out = xnp.squeeze(out, axis=-2)
-        if by is not None and yv == 1:
-            out = xnp.squeeze(out, axis=-1)
-        return out, 0
+        if by is None and yv <= 2:
+            return _matmul_batched_left(x, bx, xv, y, yv)
+        if bx is None and yv <= 2:
+            return _matmul_batched_right(x, xv, y, by, yv)
+        return _matmul_general(x, bx, xv, y, by, yv)
     return rule
+
+
+def _matmul_batched_left(x, bx, xv, y, yv):
+    """x batched, y an unbatched vector or matrix: every axis of x but the
+    last is a row of one product."""
+    if bx == x.ndim - 1:                      # batch on the contracted axis
+        if xv == 1:
+            x, bx = xnp.permute_dims(x, (1, 0)), 0     # a transposed view
+        else:
+            x, bx = move_to_front(x, bx), 0
+    lead = tuple(x.shape[:-1])
+    tail = tuple(y.shape[1:]) if yv == 2 else ()
+    if len(lead) > 1:
+        out = xnp.matmul(xnp.reshape(x, (math.prod(lead), x.shape[-1])), y)
+        return xnp.reshape(out, lead + tail), bx
+    return xnp.matmul(x, y), bx
+
+
+def _matmul_batched_right(x, xv, y, by, yv):
+    """x unbatched, y batched with vector or matrix examples: the batch axis
+    joins y's columns."""
+    lead = tuple(x.shape[:-1])                # x's stacks and rows
+    if yv == 1:
+        if by == 0:
+            y = xnp.permute_dims(y, (1, 0))   # (k, B): a transposed view
+        return xnp.matmul(x, y), len(lead)
+    if by == 0:                               # (B, k, m) -> (k, B, m)
+        y = xnp.permute_dims(y, (1, 0, 2))
+    k, p, q = y.shape
+    out = xnp.matmul(x, xnp.reshape(y, (k, p * q)))
+    return xnp.reshape(out, lead + (p, q)), len(lead) + (by == 2)
+
+
+def _matmul_general(x, bx, xv, y, by, yv):
+    xm = bx is not None and xv == 1           # batched vectors become matrices
+    ym = by is not None and yv == 1
+    if bx is not None:
+        x = move_to_front(x, bx)
+        if xm:
+            x = _insert_one(x, 1)             # (B, 1, k)
+    if by is not None:
+        y = move_to_front(y, by)
+        if ym:
+            y = _insert_one(y, 2)             # (B, k, 1)
+    xs = (max(xv, 2) if bx is not None else xv) - 2       # stack ranks
+    ys = (max(yv, 2) if by is not None else yv) - 2
+    lead = max(xs, ys, 0)
+    if bx is not None:
+        x = _pad_stack(x, lead - xs)
+    if by is not None:
+        y = _pad_stack(y, lead - ys)
+    out = xnp.matmul(x, y)
+    if ym:
+        out = xnp.squeeze(out, axis=-1)
+    if xm:
+        out = xnp.squeeze(out, axis=-2 if not ym else -1)
+    return out, 0
 
 
 def _pad_stack(v, k):
@@ -194,96 +365,205 @@ def _pad_stack(v, k):
     return xnp.reshape(v, (v.shape[0],) + (1,) * k + tuple(v.shape[1:]))
 
 
-def _pad_front(v, k):
-    """Unbatched operand: one size-1 axis for the batch plus k stack axes."""
-    return xnp.reshape(v, (1,) * (k + 1) + tuple(v.shape)) if k >= 0 else v
-
-
 # ----- indexing -----
 
-def _expand_index(idx, ndim):
-    """The index as a tuple with Ellipsis expanded (for a per-example rank)."""
-    parts = idx if isinstance(idx, tuple) else (idx,)
-    n_used = 0
-    for p in parts:
-        if p is None or p is Ellipsis:
-            continue
-        if hasattr(p, "dtype") and hasattr(p, "ndim") and _is_bool_dtype(p):
-            n_used += p.ndim
-        else:
-            n_used += 1
-    out = []
-    seen = False
-    for p in parts:
-        if p is Ellipsis and not seen:
-            out.extend([slice(None)] * (ndim - n_used))
-            seen = True
-        elif p is not Ellipsis:
-            out.append(p)
-    return tuple(out)
+def _is_array(p):
+    return hasattr(p, "shape") and hasattr(p, "dtype")
 
 
-def _is_bool_dtype(a):
-    from ..backends import is_inexact, _dtype_name
+def _is_bool_array(p):
+    from ..backends import _dtype_name
     try:
-        return _dtype_name(a.dtype) == "bool"
+        return _dtype_name(p.dtype) == "bool"
     except TypeError:
         return False
 
 
-def _is_advanced(p):
-    return hasattr(p, "shape") and hasattr(p, "dtype")
+def _expand_index(idx, ndim):
+    """The index as a tuple with Ellipsis expanded (for a per-example rank)
+    and 0-d integer arrays turned into ints."""
+    parts = idx if isinstance(idx, tuple) else (idx,)
+    norm = []
+    for p in parts:
+        if _is_array(p) and p.ndim == 0 and not _is_bool_array(p):
+            p = int(p)
+        norm.append(p)
+    n_used = sum(p.ndim if _is_array(p) and _is_bool_array(p) else 1
+                 for p in norm if p is not None and p is not Ellipsis)
+    out = []
+    seen = False
+    for p in norm:
+        if p is Ellipsis:
+            if not seen:
+                out.extend([slice(None)] * (ndim - n_used))
+                seen = True
+        else:
+            out.append(p)
+    return tuple(out)
 
 
-def _batched_index(idx, nd_example):
-    """(index for the batched array with the batch axis first, out bdim)."""
-    parts = _expand_index(idx, nd_example)
-    adv = [i for i, p in enumerate(parts) if _is_advanced(p) or isinstance(p, int)]
-    has_array = any(_is_advanced(p) for p in parts)
+def _consumes(p):
+    if p is None:
+        return 0
+    return p.ndim if _is_array(p) and _is_bool_array(p) else 1
+
+
+def _basic_with_batch(parts, r, b):
+    """Basic index (ints, slices, None) for the batched array with the batch
+    axis left at ``b``: a full slice goes where example axis ``b`` would be
+    consumed. Returns the index and the batch axis of the result."""
+    used = sum(_consumes(p) for p in parts)
+    parts = parts + (slice(None),) * (r - used)
+    out, d, o = [], 0, 0
+    placed = False
+    for p in parts:
+        if not placed and d == b and p is not None:
+            out.append(slice(None))
+            placed, ob = True, o
+        out.append(p)
+        d += _consumes(p)
+        o += not isinstance(p, int)
+    if not placed:
+        out.append(slice(None))
+        ob = o
+    return tuple(out), ob
+
+
+def _adv_shapes(parts):
+    shapes = []
+    for p in parts:
+        if _is_array(p):
+            shapes.append((-1,) if _is_bool_array(p) else tuple(p.shape))
+        elif isinstance(p, int):
+            shapes.append(())
+    return shapes
+
+
+def _front_index(parts):
+    """Index for the batched array with the batch axis in front (the index
+    is applied per example), and the batch axis of the result: numpy puts
+    the dimensions of separated advanced indices first."""
     new = (slice(None),) + parts
-    if has_array and adv and adv[-1] - adv[0] + 1 != len(adv):
-        # separated advanced indices: numpy puts their dimensions first
-        import math
-        shapes = [tuple(p.shape) for p in parts if _is_advanced(p)]
-        nd_adv = max((len(s) for s in shapes), default=0)
-        return new, nd_adv
+    has_array = any(_is_array(p) for p in parts)
+    adv = [i for i, p in enumerate(parts) if _is_array(p) or isinstance(p, int)]
+    if has_array and adv[-1] - adv[0] + 1 != len(adv):
+        return new, max(len(s) for s in _adv_shapes(parts))
     return new, 0
+
+
+def _gather_index(v, parts):
+    """An index made only of ints and integer/boolean arrays, for the
+    batched array with the batch axis in front: a broadcast ``arange`` picks
+    the example (booleans become their ``nonzero`` integer arrays). This form
+    is valid on array_api_strict, which forbids slices among index arrays."""
+    from ..backends import backend_of
+    import array_api_compat
+    arrays = []
+    for p in parts:
+        if _is_array(p) and _is_bool_array(p):
+            arrays.extend(backend_of(p).nonzero(p))
+        else:
+            arrays.append(p)
+    ref = next(p for p in arrays if _is_array(p))
+    xp = backend_of(ref)
+    nd = max(p.ndim if _is_array(p) else 0 for p in arrays)
+    n = v.shape[0]
+    bi = xp.reshape(xp.arange(n, device=array_api_compat.device(ref)), (n,) + (1,) * nd)
+    return (bi,) + tuple(arrays)
 
 
 def getitem_rule(prim):
     def rule(vals, bdims, *, idx):
         (v,), (b,) = vals, bdims
+        r = v.ndim - 1
+        parts = _expand_index(idx, r)
+        if not any(_is_array(p) for p in parts):          # basic: no transpose
+            new, ob = _basic_with_batch(parts, r, b)
+            return bind(prim, v, idx=new), ob
         v = move_to_front(v, b)
-        new, ob = _batched_index(idx, v.ndim - 1)
+        if all(_is_array(p) or isinstance(p, int) for p in parts):
+            return bind(prim, v, idx=_gather_index(v, parts)), 0
+        new, ob = _front_index(parts)
         return bind(prim, v, idx=new), ob
     return rule
 
 
 def scatter_rule(prim):
-    """index_add / index_set: the operand gets the batch axis in front; the
-    update is aligned to the indexed region."""
+    """index_add / index_set: the operand gets the batch axis in front (an
+    unbatched operand is broadcast), the update is aligned to the indexed
+    region of the batched operand."""
     def rule(vals, bdims, *, idx):
         (x, v), (bx, bv) = vals, bdims
-        size = (x.shape[bx] if bx is not None else v.shape[bv])
+        size = x.shape[bx] if bx is not None else v.shape[bv]
         if bx is None:
-            x = xnp.broadcast_to(xnp.reshape(x, (1,) + tuple(x.shape)), (size,) + tuple(x.shape))
+            s = tuple(x.shape)
+            x = xnp.broadcast_to(xnp.reshape(x, (1,) + s), (size,) + s)
         else:
             x = move_to_front(x, bx)
-        new, ob = _batched_index(idx, x.ndim - 1)
-        if ob != 0:
-            raise NotImplementedError("vmap of an update at separated integer-array indices")
+        r = x.ndim - 1
+        parts = _expand_index(idx, r)
+        if len(parts) == 1 and _is_array(parts[0]) and _is_bool_array(parts[0]) \
+                and parts[0].ndim == r:
+            return _masked_update(prim, x, v, bv, parts[0], size)
+        new, ob = _front_index(parts)
+        region = _index_shape(tuple(x.shape), new)
+        rr = len(region) - 1                  # example rank of the region
         if bv is not None:
-            v = move_to_front(v, bv)
-            region = len(_region_shape(x, new))
-            k = region - v.ndim
-            if k > 0:
-                v = xnp.reshape(v, (v.shape[0],) + (1,) * k + tuple(v.shape[1:]))
+            k = v.ndim - 1
+            v = _align(v, bv, k, ob, rr) if (k < rr or bv != ob) else v
+        else:
+            v = _unbatched_to(v, _rank(v, None), ob, rr)
         return bind(prim, x, v, idx=new), 0
     return rule
 
 
-def _region_shape(x, idx):
+def _masked_update(prim, x, v, bv, mask, size):
+    """Update at a boolean mask over the whole example: the mask is broadcast
+    over the batch (still a lone boolean index, as array_api_strict wants)
+    and the update flattened to match the selected elements."""
     from ..backends import backend_of
-    xp = backend_of(x)
-    probe = xp.zeros(tuple(x.shape), dtype=xp.bool)
-    return tuple(probe[idx].shape)
+    xp = backend_of(mask)
+    count = int(xp.sum(xp.astype(mask, xp.int64)))
+    bmask = xp.broadcast_to(xp.reshape(mask, (1,) + tuple(mask.shape)), (size,) + tuple(mask.shape))
+    if bv is None and _rank(v, None) == 0:    # one value for every element
+        return bind(prim, x, v, idx=(bmask,)), 0
+    if bv is not None:
+        v = move_to_front(v, bv)
+        if v.ndim == 1:
+            v = xnp.reshape(v, (size, 1))
+    v = xnp.broadcast_to(v, (size, count))
+    return bind(prim, x, xnp.reshape(v, (size * count,)), idx=(bmask,)), 0
+
+
+def _index_shape(shape, parts):
+    """Shape of ``x[parts]`` for ``x`` of ``shape`` (numpy's rules), computed
+    without touching data."""
+    out, adv, adv_pos, d, last = [], [], None, 0, None
+    separated = False
+    for i, p in enumerate(parts):
+        if p is None:
+            out.append(1)
+        elif isinstance(p, slice):
+            out.append(len(range(*p.indices(shape[d]))))
+            d += 1
+        elif isinstance(p, int) or _is_array(p):
+            if adv_pos is None:
+                adv_pos = len(out)
+            elif last != i - 1:
+                separated = True
+            last = i
+            if _is_array(p) and _is_bool_array(p):
+                from ..backends import backend_of
+                xp = backend_of(p)
+                adv.append((int(xp.sum(xp.astype(p, xp.int64))),))
+                d += p.ndim
+            else:
+                adv.append(tuple(p.shape) if _is_array(p) else ())
+                d += 1
+    out.extend(shape[d:])
+    if not any(_is_array(p) for p in parts):
+        return tuple(out)
+    bshape = xnp.broadcast_shapes(*adv) if adv else ()
+    if separated:
+        return tuple(bshape) + tuple(out)
+    return tuple(out[:adv_pos]) + tuple(bshape) + tuple(out[adv_pos:])

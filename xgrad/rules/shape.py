@@ -41,10 +41,10 @@ defprim("roll", lambda xp, x, *, shift, axis: xp.roll(x, shift, axis=axis), line
         batch=B.roll_rule)
 defprim("tril", lambda xp, x, *, k: xp.tril(x, k=k), linear=True,
         vjp=lambda ans, x, *, k: lambda g: xnp.tril(g, k=k),
-        batch=B.unary_front)
+        batch=B.matrix_op)
 defprim("triu", lambda xp, x, *, k: xp.triu(x, k=k), linear=True,
         vjp=lambda ans, x, *, k: lambda g: xnp.triu(g, k=k),
-        batch=B.unary_front)
+        batch=B.matrix_op)
 
 
 # ----- concatenation (any number of arguments) -----
@@ -98,4 +98,4 @@ def _astype_vjp(ans, x, *, dtype, copy):
 
 
 defprim("astype", _astype_impl, jvp=_astype_jvp, vjp=_astype_vjp,
-        batch=B.unary_front)
+        batch=B.elementwise)

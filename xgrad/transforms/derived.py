@@ -72,19 +72,22 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
         basis, sizes = _std_basis(flat)
 
         def push(*ts):
-            return jvp(f_flat, tuple(flat), ts)[1]
-        outs = f_flat(*flat)
+            return jvp(f_flat, tuple(flat), ts)
+        outs = None
+        if sum(sizes):
+            # the outputs come out of the same batched pass (they don't depend on
+            # the tangent); aux would be batched there, so it is recomputed
+            outs, cols = vmap(push, in_axes=0, out_axes=(None, 0))(*basis)   # (N, *out_o)
+        if outs is None or has_aux:
+            outs = f_flat(*flat)
         aux = store.get("aux")
         outs = [instantiate(o) for o in outs]
-        if sum(sizes):
-            cols = vmap(push, in_axes=0, out_axes=-1)(*basis)     # each (*out_o, N)
-        else:
-            cols = [xnp.zeros(tuple(o.shape) + (0,), dtype=o.dtype) for o in outs]
+        if not sum(sizes):
+            cols = [xnp.zeros((0,) + tuple(o.shape), dtype=o.dtype) for o in outs]
         jac = []
         for o, c in zip(outs, cols):
             c = xnp.astype(c, o.dtype) if c.dtype != o.dtype else c
-            moved = xnp.permute_dims(c, (c.ndim - 1,) + tuple(range(c.ndim - 1)))
-            blocks = _split_rows(moved, sizes, [x.shape for x in flat], o.shape)
+            blocks = _split_rows(c, sizes, [x.shape for x in flat], o.shape)
             # each block is (*in_k, *out_o): bring the output axes first
             row = []
             for b, x in zip(blocks, flat):
