@@ -255,7 +255,11 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     axis = _norm_axis(axis, _ndim(x))[0]
     if dtype is not None:
         x = astype(x, dtype)
-    return bind(_cumsum_p, x, axis=axis, include_initial=include_initial)
+    out = bind(_cumsum_p, x, axis=axis, include_initial=include_initial)
+    if dtype is not None and out.dtype != x.dtype:
+        # the backend widens small integers (uint8 -> uint64) unless told the dtype
+        out = astype(out, x.dtype)
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -322,11 +326,13 @@ def broadcast_shapes(*shapes):
     return tuple(out)
 
 
-def expand_dims(x, /, *, axis=0):
-    """Insert a size-1 axis at ``axis``."""
+def expand_dims(x, /, axis):
+    """Insert a size-1 axis at ``axis`` (an invalid axis raises IndexError,
+    as the standard asks)."""
     nd = _ndim(x) + 1
+    axis = operator_index(axis)
     if not -nd <= axis < nd:
-        raise ValueError(f"expand_dims: axis={axis} is out of range for {nd - 1} dimension(s)")
+        raise IndexError(f"expand_dims: axis={axis} is out of range for {nd - 1} dimension(s)")
     axis %= nd
     shape = tuple(x.shape)
     return reshape(x, shape[:axis] + (1,) + shape[axis:])
@@ -536,8 +542,19 @@ def tensordot(x1, x2, /, *, axes=2):
 
 
 def vecdot(x1, x2, /, *, axis=-1):
-    """Dot product along ``axis`` (conjugating ``x1``), with broadcasting."""
-    return sum(conj(x1) * x2, axis=axis)
+    """Dot product along ``axis`` (conjugating ``x1``), with broadcasting over
+    the other axes; the contracted axes must have equal sizes (no
+    broadcasting there), and the result keeps the promoted input dtype."""
+    n1, n2 = _ndim(x1), _ndim(x2)
+    n = builtins.min(n1, n2)
+    if axis >= 0 and n1 == n2:    # NB: beyond the standard (negative axes only)
+        axis -= n
+    if not -n <= axis < 0:
+        raise ValueError(f"vecdot: axis={axis} must be negative and at least -{n}")
+    if x1.shape[axis] != x2.shape[axis]:
+        raise ValueError(f"vecdot: the contracted axes have sizes {x1.shape[axis]} and "
+                         f"{x2.shape[axis]}")
+    return sum(multiply(conj(x1), x2), axis=axis, dtype=result_type(x1, x2))
 
 
 def outer(x1, x2, /):
@@ -731,13 +748,32 @@ def _dt_xp(*xs):
 
 def can_cast(from_, to, /):
     xp = _dt_xp(from_, to)
-    f = from_.dtype if hasattr(from_, "shape") else from_
+    f = from_.dtype if _is_array(from_) else from_
     return xp.can_cast(dtype_in(xp, f), dtype_in(xp, to))
+
+
+class _finfo:
+    """The backend's ``finfo`` with the standard's attributes as Python numbers
+    (numpy's are numpy scalars: ``finfo(float32).eps`` is an ``np.float32``);
+    anything else is the backend's."""
+
+    def __init__(self, fi):
+        self._fi = fi
+        self.bits = int(fi.bits)
+        self.eps, self.max, self.min = float(fi.eps), float(fi.max), float(fi.min)
+        self.smallest_normal = float(fi.smallest_normal)
+        self.dtype = fi.dtype
+
+    def __getattr__(self, name):
+        return getattr(self._fi, name)
+
+    def __repr__(self):
+        return repr(self._fi)
 
 
 def finfo(type, /):  # noqa: A002
     xp = _dt_xp(type)
-    return xp.finfo(dtype_in(xp, type.dtype if _is_array(type) else type))
+    return _finfo(xp.finfo(dtype_in(xp, type.dtype if _is_array(type) else type)))
 
 
 def iinfo(type, /):  # noqa: A002
@@ -756,7 +792,7 @@ def result_type(*arrays_and_dtypes):
     for a in arrays_and_dtypes:
         if isinstance(a, Tracer):
             args.append(a.dtype)
-        elif hasattr(a, "shape"):
+        elif _is_array(a):
             args.append(a)
         elif type(a) in SCALAR_TYPES:
             args.append(a)
@@ -809,6 +845,10 @@ class _Info:
 
     def __getattr__(self, name):
         return getattr(self._xp.__array_namespace_info__(), name)
+
+    def devices(self):
+        """A list, as the standard says (array_api_compat.numpy gives a tuple)."""
+        return list(self._xp.__array_namespace_info__().devices())
 
 
 def __array_namespace_info__():

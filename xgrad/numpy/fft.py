@@ -136,7 +136,8 @@ def ihfft(x, /, *, n=None, axis=-1, norm="backward"):
 
 def _shift(x, axes, sign):
     nd = _ndim(x)
-    axes = tuple(range(nd)) if axes is None else _norm_axis(axes, nd)
+    axes = tuple(range(nd)) if axes is None else _norm_axis(
+        tuple(axes) if isinstance(axes, list) else axes, nd)
     # fftshift rolls by n // 2, ifftshift by -(n // 2)
     shift = tuple(x.shape[a] // 2 if sign > 0 else -(x.shape[a] // 2) for a in axes)
     return roll(x, shift, axis=axes)
