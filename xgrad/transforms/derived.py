@@ -75,9 +75,12 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
             return jvp(f_flat, tuple(flat), ts)
         outs = None
         if sum(sizes):
-            # the outputs come out of the same batched pass (they don't depend on
-            # the tangent); aux would be batched there, so it is recomputed
-            outs, cols = vmap(push, in_axes=0, out_axes=(None, 0))(*basis)   # (N, *out_o)
+            # the outputs come out of the same batched pass: they don't depend on
+            # the tangent (every row is the same; a call primitive may still mark
+            # them batched, hence out_axes 0 and row 0); aux would be batched
+            # there, so with has_aux it is recomputed
+            outs, cols = vmap(push, in_axes=0, out_axes=0)(*basis)           # (N, *out_o)
+            outs = [o[0, ...] for o in outs]
         if outs is None or has_aux:
             outs = f_flat(*flat)
         aux = store.get("aux")
