@@ -286,7 +286,15 @@ def tag(x, name):
     c = getattr(_collect, "stack", None)
     if c:
         trace, names = c[-1]
-        if isinstance(x, VJPTracer) and x._trace is trace:
+        v = x
+        while isinstance(v, Tracer) and not (isinstance(v, VJPTracer) and v._trace is trace):
+            v = v.primal                 # under an inner transform's tracer (vmap, jvp)
+        if isinstance(v, VJPTracer):
+            names[name] = (v.aux, v)
+        elif not isinstance(x, Tracer) and hasattr(x, "dtype") and is_inexact(x.dtype):
+            # independent of the arguments: make it an input of the tape, so that
+            # d out / d x is still computed
+            x = trace.new_input(x)
             names[name] = (x.aux, x)
         else:
             names[name] = (None, x)

@@ -21,7 +21,7 @@ import numpy as _np_host   # only to draw random directions and report numbers
 
 from . import numpy as xnp
 from . import tree as _tree
-from .backends import backend_of, is_inexact, default_namespace
+from .backends import backend_of, is_inexact, is_complex, default_namespace
 from .transforms.jvp import jvp
 from .transforms.vjp import vjp
 from .transforms.derived import hessian, hvp, jacfwd, jacrev
@@ -70,13 +70,39 @@ def _vdot(a, b):
     return complex(_np_host.vdot(_host(a).ravel(), _host(b).ravel()))
 
 
+def _inexact(x):
+    return hasattr(x, "dtype") and is_inexact(x.dtype)
+
+
+def _conj(x):
+    return xnp.conj(x) if is_complex(x.dtype) else x
+
+
+def _numerical_vjp(fun, args, flat, tree, i, cts, eps):
+    """Re <u, J e_k> (+ i Re <u, J (i e_k)> for complex leaves), element by
+    element of leaf ``i``: the numerical J^H u, to locate a VJP mismatch."""
+    x = _host(flat[i])
+    out = _np_host.zeros(x.shape, dtype=x.dtype)
+    units = [1.0, 1j] if _np_host.iscomplexobj(x) else [1.0]
+    for k in range(x.size):
+        for unit in units:
+            e = _np_host.zeros(x.shape, dtype=x.dtype)
+            e.flat[k] = unit
+            t_flat = [_like(y, e) if j == i else xnp.zeros_like(y) if hasattr(y, "dtype") else y
+                      for j, y in enumerate(flat)]
+            d = numerical_jvp(fun, args, _tree.unflatten(tree, t_flat), eps)
+            val = sum(_vdot(n, c).real for n, c in zip(d, cts))
+            out.flat[k] += val if unit == 1.0 else 1j * val
+    return out
+
+
 def numerical_jvp(fun, args, tangents, eps=None):
     """Central difference ``(f(x + eps t) - f(x - eps t)) / (2 eps)`` on flat
     lists of array outputs."""
     if eps is None:
         eps = default_tolerance(_tree.leaves(args)[0].dtype)[2]
-    plus = _tree.map(lambda x, t: x + eps * t, args, tangents)
-    minus = _tree.map(lambda x, t: x - eps * t, args, tangents)
+    plus = _tree.map(lambda x, t: x + eps * t if _inexact(x) else x, args, tangents)
+    minus = _tree.map(lambda x, t: x - eps * t if _inexact(x) else x, args, tangents)
     fp = _tree.leaves(fun(*plus))
     fm = _tree.leaves(fun(*minus))
     return [(_host(a) - _host(b)) / (2 * eps) for a, b in zip(fp, fm)]
@@ -127,19 +153,24 @@ def _check(fun, args, order, modes, atol, rtol, eps, rng, path):
                     _fail("JVP", len(path) + 1, "fwd" + (f" (inside {here})" if path else ""),
                           name, _host(a), n, atol, rtol)
         if "rev" in modes:
+            # JAX's convention (check_vjp): g = conj(vjp(conj(u))) = J^H u, so that
+            # Re <J v, u> == Re <v, g> for real and complex functions alike
             cts = [_rand_like(rng, o) for o in o_flat]
             _, f_vjp = vjp(fun, *args)
-            ct_tree = _tree.unflatten(_tree.structure(out), cts)
-            g = _tree.leaves(f_vjp(ct_tree))[i]
-            lhs = sum(_vdot(c, n) for c, n in zip(cts, num))      # <u, J v> numerically
-            rhs = _vdot(g, t_flat[i])                               # <J^T u, v>
+            ct_tree = _tree.unflatten(_tree.structure(out), [_conj(c) for c in cts])
+            g = _conj(_tree.leaves(f_vjp(ct_tree))[i])
+            lhs = sum(_vdot(n, c) for c, n in zip(cts, num)).real   # Re <J v, u> numerically
+            rhs = _vdot(t_flat[i], g).real                          # Re <v, J^H u>
             scale = max(1.0, abs(lhs), abs(rhs))
             if abs(lhs - rhs) > atol * scale + rtol * abs(lhs) + rtol * scale:
-                _fail("VJP", len(path) + 1, "rev" + (f" (inside {here})" if path else ""),
-                      name, [rhs.real], [lhs.real], atol, rtol)
+                mode = "rev" + (f" (inside {here})" if path else "")
+                if math.prod(flat[i].shape) <= 1000:       # locate the wrong element
+                    _fail("VJP", len(path) + 1, mode, name, _host(g),
+                          _numerical_vjp(fun, args, flat, tree, i, cts, eps), atol, rtol)
+                _fail("VJP", len(path) + 1, mode, name, [rhs], [lhs], atol, rtol)
             if "fwd" in modes:
                 _, t_out = jvp(fun, args, tangents)
-                ip = sum(_vdot(c, t) for c, t in zip(cts, _tree.leaves(t_out)))
+                ip = sum(_vdot(t, c) for c, t in zip(cts, _tree.leaves(t_out))).real
                 ip_tol = (1e-9 if "64" in str(dtype) or "128" in str(dtype) else 1e-3) * scale
                 if abs(ip - rhs) > ip_tol:
                     _fail("inner product <u, J v> vs <J^T u, v> between fwd and rev",
@@ -237,11 +268,22 @@ def arrays(shape, dtype="float64", elements=(-3.0, 3.0), xp=None):
     from hypothesis.extra import numpy as hnp
     lo, hi = elements
     width = 32 if "32" in str(dtype) else 64
+    if width == 32:            # st.floats(width=32) wants bounds float32 can represent
+        lo32, hi32 = _np_host.float32(lo), _np_host.float32(hi)
+        if lo32 < lo:
+            lo32 = _np_host.nextafter(lo32, _np_host.float32(_np_host.inf))
+        if hi32 > hi:
+            hi32 = _np_host.nextafter(hi32, _np_host.float32(-_np_host.inf))
+        lo, hi = float(lo32), float(hi32)
     strat = hnp.arrays(_np_host.dtype(str(dtype).rsplit(".", 1)[-1]), shape,
                        elements=st.floats(lo, hi, allow_nan=False, allow_infinity=False,
                                           width=width))
     backend = xp or default_namespace()
     return strat.map(lambda a: backend.asarray(a))
+
+
+# kinks inside their domain (abs at 0, max/min at ties): check_grads rejects them there
+_NON_SMOOTH = {"abs", "sign", "max", "min", "floor", "ceil", "round", "trunc"}
 
 
 def functions(names=None, depth=3):
@@ -252,7 +294,8 @@ def functions(names=None, depth=3):
     from .core import RULES
     if names is None:
         names = [n for n, p in RULES.items() if p.domain is not None and p.jvp is not None
-                 and len(p.jvp) == 1 and p.jvp[0] is not None and hasattr(xnp, n)]
+                 and len(p.jvp) == 1 and p.jvp[0] is not None and hasattr(xnp, n)
+                 and n not in _NON_SMOOTH]
 
     def build(seq):
         def f(x):

@@ -94,7 +94,10 @@ def global_norm(tree):
     for x in ls:
         s = xnp.sum(xnp.real(x * xnp.conj(x)))
         total = s if total is None else xnp.add(total, s)
-    return xnp.sqrt(total)
+    # double where: at an all-zero tree the value is 0 and the gradient 0 (a
+    # subgradient), not sqrt's 0 * inf = NaN
+    pos = total > 0
+    return xnp.where(pos, xnp.sqrt(xnp.where(pos, total, 1.0)), 0.0)
 
 
 def clip_by_global_norm(tree, max_norm):

@@ -1,8 +1,12 @@
 """Elementwise primitives: unary math, binary arithmetic, comparisons.
 
 Derivatives at kinks follow JAX so the oracle tests can compare:
-``abs'(0) = 0``, ``maximum``/``minimum`` split ties 0.5/0.5, ``sqrt'(0) = inf``,
+``maximum``/``minimum`` split ties 0.5/0.5, ``sqrt'(0) = inf``,
 ``pow(x, y)``: d/dx is 0 where y == 0, d/dy uses log(1) where x == 0.
+NB: ``abs'(0) = 0`` (sign(0), the minimum-norm subgradient, as PyTorch and
+autograd); JAX's rule is ``select(x >= 0, g, -g)``, which gives 1. The same
+choice makes ``copysign``'s d/dx 0 at x = 0 and ``hypot``'s gradient 0 at the
+origin (JAX: 0.5 per argument, from its max/min formula).
 Binary primitives broadcast; the engine sums cotangents back to each input.
 """
 from __future__ import annotations
@@ -95,8 +99,17 @@ defprim("abs", lambda xp, x: xp.abs(x), jvp=_abs_jvp, vjp=_abs_vjp, domain=(-3.0
 for _name in ("floor", "ceil", "trunc", "sign", "round"):
     defprim(_name, (lambda n: lambda xp, x: getattr(xp, n)(x))(_name), domain=(-3.0, 3.0))
 # imag: linear; its transpose (JAX's convention) maps g to -i g
-defprim("imag", lambda xp, x: xp.imag(x), linear=True,
-        vjp=lambda ans, x: lambda g: xnp.multiply(g, -1j), domain=(-3.0, 3.0))
+# (of a real x, imag is the constant 0: no cotangent, not a complex -i g; and
+# array_api_strict's imag rejects real arrays, so the impl makes the zeros)
+def _imag_impl(xp, x):
+    if type(x) in _SCALARS:
+        return x.imag
+    return xp.imag(x) if is_complex(x.dtype) else xp.zeros_like(x)
+
+
+defprim("imag", _imag_impl, linear=True,
+        vjp=lambda ans, x: (lambda g: xnp.multiply(g, -1j)) if is_complex(x.dtype) else None,
+        domain=(-3.0, 3.0))
 
 # ----- unary elementwise: non-differentiable (bool / integer results) -----
 for _name in ("isfinite", "isinf", "isnan", "signbit", "logical_not", "bitwise_invert"):
@@ -168,7 +181,7 @@ defprim("atan2", lambda xp, y, x: xp.atan2(y, x), broadcast=True, nargs=2,
 
 
 def _hypot_d(ans, x, y):
-    # x / hypot, with the origin giving 0 (JAX's finite choice) instead of NaN
+    # x / hypot, with the origin giving 0 instead of NaN (see the NB above)
     return _div(x, xnp.where(ans == 0, 1.0, ans))
 
 
@@ -181,14 +194,20 @@ defprim("logaddexp", lambda xp, x, y: xp.logaddexp(x, y), broadcast=True, nargs=
 defprim("remainder", lambda xp, x, y: xp.remainder(x, y), broadcast=True, nargs=2,
         deriv=(lambda ans, x, y: xnp.ones_like(ans), lambda ans, x, y: -xnp.floor(_div(x, y))),
         domain=(0.3, 3.0))
+# d/dx copysign(x, y) = +-sign(x), the sign being y's: sign(ans) * sign(x), which
+# keeps x's dtype (where(signbit(y), -1.0, 1.0) is float64 whatever x is) and is
+# 0 at x = 0 like abs'(0)
 defprim("copysign", lambda xp, x, y: xp.copysign(x, y), broadcast=True, nargs=2,
-        deriv=(lambda ans, x, y: _mul(xnp.where(xnp.signbit(y), -1.0, 1.0), xnp.sign(x)), None),
+        deriv=(lambda ans, x, y: _mul(xnp.sign(ans), xnp.sign(x)), None),
         domain=(-3.0, 3.0))
 
 # zero derivative almost everywhere
 defprim("floor_divide", lambda xp, x, y: xp.floor_divide(x, y), broadcast=True, nargs=2,
         domain=(0.3, 3.0))
-defprim("nextafter", lambda xp, x, y: xp.nextafter(x, y), broadcast=True, nargs=2)
+# nextafter(x, y) is x moved by one ulp: d/dx = 1, d/dy = 0 (NB: JAX has no rule)
+defprim("nextafter", lambda xp, x, y: xp.nextafter(x, y), broadcast=True, nargs=2,
+        jvp=(lambda x_dot, ans, x, y: x_dot, None), vjp=(lambda ans, x, y: _identity, None),
+        domain=(-3.0, 3.0))
 
 # ----- comparisons, logical and bitwise: no derivative -----
 for _name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal",

@@ -13,9 +13,41 @@ from . import _batching as B
 from .. import numpy as xnp
 from ..backends import index_add as _backend_index_add, index_set as _backend_index_set
 
-defprim("getitem", lambda xp, x, *, idx: x[idx], linear=True,
-        vjp=lambda ans, x, *, idx: (
-            lambda g, shape=x.shape: xnp._index_add(xnp._zeros_as(g, shape), g, idx)),
+def _without_newaxes(idx, ndim):
+    """A basic index without its ``None`` entries, and the axes of ``x[idx]``
+    they made (size 1), or ``None`` if there is nothing to drop. The scatter
+    behind the VJP of ``x[idx]`` gets this index and the cotangent without
+    those axes: array_api_strict's setitem rejects None, and a scatter needs
+    no new axes (the transpose of inserting an axis is removing it)."""
+    parts = idx if isinstance(idx, tuple) else (idx,)
+    if not any(p is None for p in parts) or any(hasattr(p, "shape") for p in parts):
+        return None
+    used = sum(1 for p in parts if p is not None and p is not Ellipsis)
+    axes, pos = [], 0
+    for p in parts:
+        if p is None:
+            axes.append(pos)
+            pos += 1
+        elif p is Ellipsis:
+            pos += ndim - used
+        elif isinstance(p, slice):
+            pos += 1
+    return tuple(p for p in parts if p is not None), axes
+
+
+def _getitem_vjp(ans, x, *, idx):
+    shape, drop = x.shape, _without_newaxes(idx, x.ndim)
+    if drop is None:
+        return lambda g: xnp._index_add(xnp._zeros_as(g, shape), g, idx)
+    idx2, axes = drop
+
+    def vjp(g):
+        g = xnp.reshape(g, tuple(n for i, n in enumerate(g.shape) if i not in axes))
+        return xnp._index_add(xnp._zeros_as(g, shape), g, idx2)
+    return vjp
+
+
+defprim("getitem", lambda xp, x, *, idx: x[idx], linear=True, vjp=_getitem_vjp,
         batch=B.getitem_rule)
 
 defprim("index_add", lambda xp, x, v, *, idx: _backend_index_add(xp, x, idx, v),

@@ -39,8 +39,8 @@ def _cumsum_impl(xp, x, *, axis, include_initial):
 
 def _cumsum_vjp(ans, x, *, axis, include_initial):
     def vjp(g):
-        if include_initial:
-            g = xnp.take(g, xnp.arange(1, g.shape[axis]), axis=axis)
+        if include_initial:   # drop the initial zero's cotangent (a slice: no index array)
+            g = g[(slice(None),) * axis + (slice(1, None), Ellipsis)]
         r = xnp.flip(g, axis=axis)
         return xnp.flip(xnp.cumulative_sum(r, axis=axis), axis=axis)
     return vjp

@@ -42,6 +42,9 @@ def _is_value(x):
     return isinstance(x, Tracer) or (hasattr(x, "shape") and hasattr(x, "dtype"))
 
 
+_DYN = object()     # marks an array leaf among static ones
+
+
 def _zeros(x):
     return xnp.zeros_like(x)
 
@@ -166,7 +169,7 @@ def _transpose_linear(lin, at, cts):
     at the points ``at``) to ``cts``: the VJP of a linear map is its transpose."""
     outs, out_nodes, in_nodes, trace = vjp_flat(lin, at)
     seeds = [(nd, c) for nd, c in zip(out_nodes, cts) if nd is not None and c is not None]
-    res = backward_pass(trace.tape, trace.n, seeds, consume=True)
+    res = backward_pass(trace.tape, trace.n, seeds, consume=True, sites=trace.sites)
     return [res[nd] if nd is not None else None for nd in in_nodes]
 
 
@@ -230,8 +233,16 @@ class _VJPSpec(_Spec):
         cts = self.f.bwd(*self.nondiff_vals, res, _tree.unflatten(self.out_tree, g_flat))
         return self.cts_flat(cts, primals, "bwd")
 
+    def _check_closure(self, o_flat, trace):
+        if _touches(o_flat, trace):
+            raise TypeError(f"custom_vjp function {self.name} closes over a traced value of the "
+                            f"transform being applied, so its derivative through that value "
+                            f"would be lost; pass the value as an explicit argument (as with "
+                            f"jax.closure_convert)")
+
     def vjp(self, trace, primals, nodes):
         o_flat, res = self._fwd(primals)
+        self._check_closure(o_flat, trace)
 
         def pull(gs):
             g = [_zeros(o) if c is None else c for o, c in zip(o_flat, gs)]
@@ -241,6 +252,7 @@ class _VJPSpec(_Spec):
 
     def jvp(self, trace, primals, tangents):
         o_flat, res = self._fwd(primals)
+        self._check_closure(o_flat, trace)
         diff = [i for i, o in enumerate(o_flat) if _inexact(o)]
 
         def bwd_lin(*g):
@@ -266,12 +278,27 @@ class _VJPSpec(_Spec):
         def fun_b(*flat):
             return vmap(lambda *fl: spec.impl(fl), in_axes=axes)(*flat)
 
+        # only array residuals are batched; static ones (Python scalars, ...)
+        # stay as they are, so bwd sees what fwd returned
+        static = {}
+
+        def fwd_one(*fl):
+            out, res = spec._fwd(fl)
+            r_flat, static["tree"] = _tree.flatten(res)
+            static["leaves"] = [_DYN if _is_value(r) else r for r in r_flat]
+            return out, [r for r in r_flat if _is_value(r)]
+
+        def rebuild(dyn):
+            it = iter(dyn)
+            return _tree.unflatten(static["tree"], [next(it) if s is _DYN else s
+                                                    for s in static["leaves"]])
+
         def fwd_b(*flat):
-            return vmap(lambda *fl: spec._fwd(fl), in_axes=axes)(*flat)
+            return vmap(fwd_one, in_axes=axes)(*flat)
 
         def bwd_b(res, g):
             cts = vmap(lambda r, gg, *fl: [c if c is not None else _zeros(p) for c, p in
-                                          zip(spec._bwd(r, gg, fl), fl)],
+                                          zip(spec._bwd(rebuild(r), gg, fl), fl)],
                        in_axes=(0, 0) + axes)(res, list(g), *moved)
             return tuple(xnp.sum(c, axis=0) if u else c for c, u in zip(cts, unbatched))
 
@@ -338,9 +365,18 @@ class _JVPSpec(_Spec):
             raise TypeError(f"the JVP rule of {self.name} returned a tangent with structure "
                             f"{t_tree}, but the output has structure {self.out_tree}")
         for k, (o, t) in enumerate(zip(o_flat, t_flat)):
-            if _inexact(o) and tuple(t.shape) != tuple(o.shape):
+            if not _inexact(o):
+                continue
+            if not _is_value(t):
+                raise TypeError(f"the JVP rule of {self.name}: tangent output leaf {k} is a "
+                                f"{type(t).__name__}; expected an array of shape "
+                                f"{tuple(o.shape)} and dtype {o.dtype}")
+            if tuple(t.shape) != tuple(o.shape):
                 raise ValueError(f"the JVP rule of {self.name}: tangent output leaf {k} has "
                                  f"shape {tuple(t.shape)}, the output {tuple(o.shape)}")
+            if t.dtype != o.dtype:
+                raise TypeError(f"the JVP rule of {self.name}: tangent output leaf {k} has "
+                                f"dtype {t.dtype}, the output {o.dtype}")
         return o_flat, t_flat
 
     def jvp(self, trace, primals, tangents):
@@ -436,12 +472,20 @@ class _RematSpec(_Spec):
         else:
             saved = None
             o_flat = bind(checkpoint_call_p, *primals, spec=self)
+        if _touches(o_flat, trace):
+            # fun closes over a traced value of this very trace (a network's
+            # parameters): its ops were recorded on our tape and a recomputation
+            # would meet that tracer after the trace has ended; trace fun inline
+            # instead (correct; no memory saving for this call)
+            from .vjp import VJPTracer
+            return self.impl([p if nd is None else VJPTracer(trace, p, nd)
+                              for p, nd in zip(primals, nodes)])
 
         def pull(gs):
             with _dot_replay(saved):
                 outs, out_nodes, in_nodes, tr = vjp_flat(lambda *fl: self.impl(fl), primals)
             seeds = [(nd, g) for nd, g in zip(out_nodes, gs) if nd is not None and g is not None]
-            cts = backward_pass(tr.tape, tr.n, seeds, consume=True)
+            cts = backward_pass(tr.tape, tr.n, seeds, consume=True, sites=tr.sites)
             return [(nd, cts[i]) for nd, i in zip(nodes, in_nodes)
                     if nd is not None and i is not None]
         return trace.record_call(o_flat, pull)
@@ -459,6 +503,9 @@ class _RematSpec(_Spec):
         spec = _RematSpec(fun_jvp, list(primals) + [tangents[i] for i in live], self.policy,
                           f"jvp({self.name})")
         res = bind(checkpoint_call_p, *spec.flat, spec=spec)
+        if _touches(res, trace):                  # a closure over a tracer of this trace
+            return self.impl([p if t is None else JVPTracer(trace, p, t)
+                              for p, t in zip(primals, tangents)])
         m = len(res) // 2
         return [JVPTracer(trace, o, t) if _inexact(o) else o for o, t in zip(res[:m], res[m:])]
 
@@ -466,10 +513,37 @@ class _RematSpec(_Spec):
         from .vmap import BatchTracer, vmap
         axes = tuple(None if b is None else 0 for b in bdims)
         moved = [v if b is None else _move_front(v, b) for v, b in zip(vals, bdims)]
-        spec = _RematSpec(lambda *fl: vmap(lambda *f: self.impl(f), in_axes=axes)(*fl),
+        size = next(v.shape[0] for v, b in zip(moved, bdims) if b is not None)
+        store = {}
+        spec = _RematSpec(lambda *fl: _batched(self.impl, fl, axes, size, store),
                           moved, self.policy, f"vmap({self.name})")
         res = bind(checkpoint_call_p, *spec.flat, spec=spec)
-        return [BatchTracer(trace, o, 0) for o in res]
+        if _touches(res, trace):                  # a closure over a tracer of this trace
+            return self.impl([v if b is None else BatchTracer(trace, v, b)
+                              for v, b in zip(vals, bdims)])
+        # outputs that don't depend on a batched input stay unbatched (jacfwd
+        # relies on it: the primal outputs of a batched jvp are not batched)
+        return [BatchTracer(trace, o, 0) if b else o for o, b in zip(res, store["batched"])]
+
+
+def _batched(impl, flat, axes, size, store):
+    """``impl`` on the flat list under a fresh BatchTrace (batch axis 0 where
+    ``axes`` says 0); outputs come back with the batch axis first, and
+    ``store["batched"]`` says which outputs are batched at all."""
+    from .vmap import BatchTrace, BatchTracer, _moveaxis
+    with new_main(BatchTrace, size) as bt:
+        outs = impl([v if a is None else BatchTracer(bt, v, a) for v, a in zip(flat, axes)])
+        res, flags = [], []
+        for o in outs:
+            mine = isinstance(o, Tracer) and o._trace is bt
+            res.append(_moveaxis(o.primal, o.aux, 0) if mine else o)
+            flags.append(mine)
+    store["batched"] = flags
+    return res
+
+
+def _touches(outs, trace):
+    return any(isinstance(o, Tracer) and o._trace is trace for o in outs)
 
 
 def checkpoint_sequential(fns, segments):

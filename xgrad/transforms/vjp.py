@@ -177,6 +177,13 @@ def _fix(c, fix):
     return c
 
 
+class _CallResult:
+    name = "cotangent returned by a custom rule or checkpoint"
+
+
+_CALL_RESULT = _CallResult()
+
+
 def backward_pass(tape, n, seeds, consume, keep=(), sites=None):
     """Propagate cotangents ``seeds`` [(node, g)] back through ``tape``.
 
@@ -207,6 +214,8 @@ def backward_pass(tape, n, seeds, consume, keep=(), sites=None):
                 for o in out:
                     cts[o] = None
                 for node, c in entries(gs):
+                    if c is not None and checker is not None:
+                        checker.check(_CALL_RESULT, (), c)   # user bwd code on plain arrays
                     if c is not None:
                         prev_c = cts[node]
                         cts[node] = c if prev_c is None else xnp.add(prev_c, c)
