@@ -510,7 +510,7 @@ class _RematSpec(_Spec):
         return [JVPTracer(trace, o, t) if _inexact(o) else o for o, t in zip(res[:m], res[m:])]
 
     def batch(self, trace, vals, bdims):
-        from .vmap import BatchTracer, vmap
+        from .vmap import BatchTracer
         axes = tuple(None if b is None else 0 for b in bdims)
         moved = [v if b is None else _move_front(v, b) for v, b in zip(vals, bdims)]
         size = next(v.shape[0] for v, b in zip(moved, bdims) if b is not None)
