@@ -371,11 +371,6 @@ def _at(idx, op):
     return lambda jnp, c, x, v: getattr(x.at[c[idx]], op)(v)
 
 
-_NO_SCATTER = ("xfail", "array_api_strict has no integer-array scatter; xgrad's generic "
-                        "scatter-add handles one integer array among full slices only "
-                        "(backends.index_add: see the report)")
-
-
 def _indexing_cases():
     i4 = np.array([0, 2, 2, 3])
     m = np.array([[True, False, True, False, True], [False, False, True, True, False],
@@ -400,15 +395,13 @@ def _indexing_cases():
           strict=("skip", "array_api_strict needs a full index (x[i, ...] with int arrays)")),
         C("getitem[:,int array]", "getitem", gi(lambda c: (slice(None), c["i"])), (4, 5), consts=c,
           strict=("skip", "array_api_strict rejects (slice, int array) indices")),
-        C("getitem[rows,cols]", "getitem", gi(lambda c: (c["rows"], c["cols"])), (4, 5), consts=c,
-          strict=_NO_SCATTER),
-        C("getitem[1,int array]", "getitem", gi(lambda c: (1, c["i"])), (4, 5), consts=c,
-          strict=_NO_SCATTER),
+        C("getitem[rows,cols]", "getitem", gi(lambda c: (c["rows"], c["cols"])), (4, 5), consts=c),
+        C("getitem[1,int array]", "getitem", gi(lambda c: (1, c["i"])), (4, 5), consts=c),
         C("getitem[bool mask]", "getitem", gi(lambda c: c["m"]), (4, 5), consts=c),
         C("getitem[bool row mask]", "getitem", gi(lambda c: c["mrow"]), (4, 5), consts=c),
         C("take_along_axis", "getitem",
           lambda ns, c, x: ns.take_along_axis(x, c["ta"], axis=1), (3, 4),
-          consts={"ta": np.array([[0, 3], [2, 2], [1, 0]])}, strict=_NO_SCATTER),
+          consts={"ta": np.array([[0, 3], [2, 2], [1, 0]])}),
         # x[idx] = v on a traced value
         C("setitem[1:3,:]", ("index_set",), _setitem("s"), (4, 5), (2, 5),
           jf=_at("s", "set"), consts={"s": (slice(1, 3), slice(None))}),
