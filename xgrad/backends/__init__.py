@@ -209,6 +209,9 @@ def index_add(xp, x, idx, v):
     if not arrays:
         out[idx] = out[idx] + v
         return out
+    if len(arrays) == 1 and all(isinstance(q, slice) and q == slice(None)
+                                for k, q in enumerate(parts) if k != arrays[0]):
+        return _index_add_one_array(xp, out, parts, arrays[0], v)
     return _index_add_onehot(xp, out, idx, v)
 
 
@@ -230,3 +233,24 @@ def _index_add_onehot(xp, out, idx, v):
     vals = xp.reshape(xp.broadcast_to(xp.asarray(v, dtype=out.dtype), tuple(region)), (1, k))
     onehot = xp.astype(pos[:, None] == xp.arange(n)[None, :], out.dtype)   # (k, n)
     return out + xp.reshape(xp.matmul(vals, onehot), tuple(out.shape))
+
+
+def _index_add_one_array(xp, out, parts, p, v):
+    """Scatter-add for one integer index array ``parts[p]`` among full slices
+    (a pattern such backends can't gather an arange with): a one-hot matrix
+    product along that axis, O(n k)."""
+    arr = parts[p]
+    n = out.shape[p]
+    k = arr.size
+    flat_idx = xp.reshape(arr, (k,))
+    flat_idx = xp.where(flat_idx < 0, flat_idx + n, flat_idx)
+    onehot = xp.astype(flat_idx[:, None] == xp.arange(n)[None, :], out.dtype)
+    sub_shape = out.shape[:p] + tuple(arr.shape) + out.shape[p + 1:]
+    v = xp.broadcast_to(xp.asarray(v, dtype=out.dtype), sub_shape)
+    lead = tuple(range(p, p + arr.ndim))
+    rest = tuple(i for i in range(v.ndim) if i not in lead)
+    vt = xp.reshape(xp.permute_dims(v, lead + rest), (k,) + tuple(v.shape[i] for i in rest))
+    contrib = xp.tensordot(xp.permute_dims(onehot, (1, 0)), vt, axes=1)  # (n, rest...)
+    axes = list(range(1, contrib.ndim))
+    axes.insert(p, 0)
+    return out + xp.permute_dims(contrib, tuple(axes))
