@@ -211,13 +211,18 @@ class custom_vjp:
         return _bind_call(custom_vjp_call_p, _VJPSpec(self, args))
 
 
-class _VJPSpec(_Spec):
+class _UserSpec(_Spec):
+    """A call of a custom_vjp / custom_jvp function ``f``."""
+
     def __init__(self, f, args):
         _Spec.__init__(self, f.__name__, args, f.nondiff_argnums)
         self.f = f
 
     def impl(self, flat):
         return self.out_flat(self.f.fun(*self.full_args(flat)))
+
+
+class _VJPSpec(_UserSpec):
 
     def _fwd(self, primals):
         out, res = self._check_fwd(self.f.fwd(*self.full_args(primals)))
@@ -344,13 +349,7 @@ class custom_jvp:
         return _bind_call(custom_jvp_call_p, _JVPSpec(self, args))
 
 
-class _JVPSpec(_Spec):
-    def __init__(self, f, args):
-        _Spec.__init__(self, f.__name__, args, f.nondiff_argnums)
-        self.f = f
-
-    def impl(self, flat):
-        return self.out_flat(self.f.fun(*self.full_args(flat)))
+class _JVPSpec(_UserSpec):
 
     def _rule(self, primals, tangents):
         r = self.f.rule(*self.nondiff_vals, tuple(self.diff_args(primals)),
@@ -530,13 +529,14 @@ def _batched(impl, flat, axes, size, store):
     """``impl`` on the flat list under a fresh BatchTrace (batch axis 0 where
     ``axes`` says 0); outputs come back with the batch axis first, and
     ``store["batched"]`` says which outputs are batched at all."""
-    from .vmap import BatchTrace, BatchTracer, _moveaxis
+    from .vmap import BatchTrace, BatchTracer
+    from ..rules._batching import moveaxis
     with new_main(BatchTrace, size) as bt:
         outs = impl([v if a is None else BatchTracer(bt, v, a) for v, a in zip(flat, axes)])
         res, flags = [], []
         for o in outs:
             mine = isinstance(o, Tracer) and o._trace is bt
-            res.append(_moveaxis(o.primal, o.aux, 0) if mine else o)
+            res.append(moveaxis(o.primal, o.aux, 0) if mine else o)
             flags.append(mine)
     store["batched"] = flags
     return res

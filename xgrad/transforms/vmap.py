@@ -19,6 +19,7 @@ import optree
 
 from ..core import Trace, Tracer, new_main
 from .. import numpy as xnp
+from ..rules._batching import moveaxis
 from .. import tree as _tree
 from ._api import as_primal
 
@@ -72,14 +73,6 @@ class BatchTrace(Trace):
         if bd is None:
             return out
         return BatchTracer(self, out, bd)
-
-
-def _moveaxis(x, src, dst):
-    if src == dst:
-        return x
-    order = [i for i in range(x.ndim) if i != src]
-    order.insert(dst, src)
-    return xnp.permute_dims(x, tuple(order))
 
 
 def _is_axis(s):
@@ -213,7 +206,7 @@ def _finish(trace, o, ax, size, out_tree, i):
         if ax is None:
             raise ValueError(f"vmap: out_axes=None for output{_tree.path_str(out_tree, i)}, "
                              f"which depends on the mapped axis; give it an axis")
-        return _moveaxis(val, bd, _check_out_axis(ax, val.ndim, out_tree, i))
+        return moveaxis(val, bd, _check_out_axis(ax, val.ndim, out_tree, i))
     if isinstance(o, Tracer):
         trace.check_lower(o._trace, _Out)
     o = as_primal(o, "vmap", "output")
