@@ -51,7 +51,7 @@ class Primitive:
     """
 
     __slots__ = ("name", "impl", "jvp", "vjp", "batch", "broadcast", "domain",
-                 "nondiff", "is_call", "__weakref__")
+                 "nondiff", "is_call", "deriv", "__weakref__")
 
     def __init__(self, name, impl, jvp=None, vjp=None, batch=None,
                  broadcast=False, domain=None, nondiff=(), is_call=False):
@@ -64,6 +64,7 @@ class Primitive:
         self.domain = domain
         self.nondiff = tuple(nondiff)
         self.is_call = is_call
+        self.deriv = None      # elementwise rows: per-argument d(ans, *args), if given
 
     def bind(self, *args, **params):
         return bind(self, *args, **params)

@@ -74,6 +74,8 @@ def defprim(name, impl, jvp=None, vjp=None, *, deriv=None, linear=False,
         vjp = tuple(None if i in nondiff else r for i, r in enumerate(vjp)) if vjp else vjp
     p = Primitive(name, impl, jvp, vjp, broadcast=broadcast, domain=domain, nondiff=nondiff)
     p.batch = batch(p) if batch is not None else None
+    if deriv is not None:
+        p.deriv = derivs
     if linear:
         prim_holder.append(p)
     if name in RULES:

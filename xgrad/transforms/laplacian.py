@@ -208,7 +208,20 @@ def _elementwise_derivs(prim, params, primals, i):
         full[i] = z
         return bind(prim, *full, **params)
     one = xnp.ones_like(primals[i])
-    (_, d1), (_, d2) = jvp(lambda z: jvp(f, (z,), (one,)), (primals[i],), (one,))
+    d = prim.deriv[i] if prim.deriv is not None and i < len(prim.deriv) else None
+    if d is None:
+        (_, d1), (_, d2) = jvp(lambda z: jvp(f, (z,), (one,)), (primals[i],), (one,))
+        return d1, d2
+    # the row's pointwise derivative d(ans, *args): f' = d, and f'' is the JVP
+    # of d along (f', 1) in (ans, x): no multiplications by a unit tangent
+    ans = f(primals[i])
+    d1 = d(ans, *primals)
+
+    def dd(a, z):
+        full = list(primals)
+        full[i] = z
+        return d(a, *full)
+    d2 = jvp(dd, (ans, primals[i]), (d1, one))[1]
     return d1, d2
 
 
