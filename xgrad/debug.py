@@ -29,7 +29,7 @@ from . import core
 from .core import Trace, Tracer, new_main, bind
 from . import numpy as xnp
 from . import tree as _tree
-from .backends import is_inexact
+from .backends import backend_of, is_inexact
 from .rules import defprim
 from .rules import _batching
 from .transforms.vjp import vjp_flat, backward_pass, VJPTracer
@@ -248,11 +248,11 @@ def _apply_hook(fn, g):
 _hook_p = defprim("debug_hook", lambda xp, x, *, fn: x,
                   jvp=lambda x_dot, ans, x, *, fn: x_dot,
                   vjp=lambda ans, x, *, fn: lambda g: _apply_hook(fn, g),
-                  batch=_batching.unary_front)
+                  batch=_batching.elementwise)
 _thook_p = defprim("debug_tangent_hook", lambda xp, x, *, fn: x,
                    jvp=lambda x_dot, ans, x, *, fn: _apply_hook(fn, x_dot),
                    vjp=lambda ans, x, *, fn: lambda g: g,
-                   batch=_batching.unary_front)
+                   batch=_batching.elementwise)
 
 
 def hook(x, fn):
@@ -370,7 +370,7 @@ class _NanChecker:
         for o in outs:
             if not (hasattr(o, "dtype") and is_inexact(o.dtype)):
                 continue
-            xp = xnp._backend_ns(o)
+            xp = backend_of(o)
             if bool(xp.all(xp.isfinite(o))):
                 continue
             bad = "NaN" if bool(xp.any(xp.isnan(o))) else "Inf"
@@ -440,7 +440,7 @@ def grad_report(grads, vanishing=1e-8, exploding=1e3):
     paths_leaves = _tree_paths(grads)
     norms = []
     for path, g in paths_leaves:
-        xp = xnp._backend_ns(g)
+        xp = backend_of(g)
         finite = bool(xp.all(xp.isfinite(g)))
         n = float(xp.sqrt(xp.sum(xp.abs(g) ** 2))) if finite else math.nan
         norms.append((path, tuple(g.shape), n, finite))

@@ -716,11 +716,6 @@ def from_dlpack(x, /, *, device=None, copy=None):
     return _np.from_dlpack(x)
 
 
-def _backend_ns(x):
-    """The backend namespace of a (possibly traced) value."""
-    return backend_of(x)
-
-
 def _device_of(x):
     while isinstance(x, Tracer):
         x = x.primal

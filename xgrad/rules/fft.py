@@ -20,6 +20,7 @@ import math
 from . import defprim
 from . import _batching
 from .. import numpy as xnp
+from ..backends import backend_of
 
 
 def _fit_lengths(x, axes, lengths):
@@ -48,15 +49,6 @@ def _c2c(g, inverse, axes, norm):
 def _c2c_vjp(ans, x, *, inverse, axes, s, norm):
     in_lengths = tuple(x.shape[a] for a in axes)
     return lambda g: _fit_lengths(_c2c(g, inverse, axes, norm), axes, in_lengths)
-
-
-def _batch_axes(prim):
-    """FFT primitives: batch axis first, every transformed axis + 1."""
-    def rule(vals, bdims, *, axes, **params):
-        (v,), (b,) = vals, bdims
-        v = _batching.move_to_front(v, b)
-        return prim.bind(v, axes=tuple(a + 1 for a in axes), **params), 0
-    return rule
 
 
 defprim("fft_c2c", _c2c_impl, linear=True, vjp=_c2c_vjp, batch=_batching.axes_param)
@@ -94,7 +86,7 @@ def _half_mask(g, n, axis):
 
 
 def _mask_array(g, w, shape):
-    xp = xnp._backend_ns(g)
+    xp = backend_of(g)
     ref = xnp.real(xnp._zeros_as(g, (1,)))
     return xp.reshape(xp.asarray(w, dtype=ref.dtype), tuple(shape))
 

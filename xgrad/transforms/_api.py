@@ -60,11 +60,13 @@ def lower_out(trace, o):
     if isinstance(o, Tracer) and o._trace is trace:
         return o.primal, o.aux
     if isinstance(o, Tracer):
-        trace.check_lower(o._trace, _Named("output"))
+        trace.check_lower(o._trace, Named("output"))
     return o, None
 
 
-class _Named:
+class Named:
+    """Stands in for a primitive in messages and checks (``.name`` only)."""
+
     def __init__(self, name):
         self.name = name
 

@@ -23,7 +23,7 @@ from ..backends import is_inexact, is_complex, dtype_in, backend_of
 from ..backends import type_namespaces as _type_namespaces
 from .. import numpy as xnp
 from .. import tree as _tree
-from ._api import as_primal, diff_args, flatten_fun, instantiate, lower_out
+from ._api import Named, as_primal, diff_args, flatten_fun, instantiate, lower_out
 
 __all__ = ["VJPTrace", "VJPTracer", "vjp", "grad", "value_and_grad",
            "backward_pass", "vjp_flat"]
@@ -177,11 +177,7 @@ def _fix(c, fix):
     return c
 
 
-class _CallResult:
-    name = "cotangent returned by a custom rule or checkpoint"
-
-
-_CALL_RESULT = _CallResult()
+_CALL_RESULT = Named("cotangent returned by a custom rule or checkpoint")
 
 
 def backward_pass(tape, n, seeds, consume, keep=(), sites=None):

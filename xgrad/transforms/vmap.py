@@ -21,7 +21,7 @@ from ..core import Trace, Tracer, new_main
 from .. import numpy as xnp
 from ..rules._batching import moveaxis
 from .. import tree as _tree
-from ._api import as_primal
+from ._api import Named, as_primal
 
 __all__ = ["BatchTrace", "BatchTracer", "vmap"]
 
@@ -208,7 +208,7 @@ def _finish(trace, o, ax, size, out_tree, i):
                              f"which depends on the mapped axis; give it an axis")
         return moveaxis(val, bd, _check_out_axis(ax, val.ndim, out_tree, i))
     if isinstance(o, Tracer):
-        trace.check_lower(o._trace, _Out)
+        trace.check_lower(o._trace, Named("vmap output"))
     o = as_primal(o, "vmap", "output")
     if ax is None:
         return o
@@ -225,7 +225,3 @@ def _check_out_axis(ax, nd, out_tree, i):
                          f"{_tree.path_str(out_tree, i)}, which has {nd} dimensions "
                          f"with the mapped axis")
     return ax % nd
-
-
-class _Out:
-    name = "vmap output"
