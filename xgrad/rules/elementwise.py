@@ -49,7 +49,7 @@ defprim("atan", lambda xp, x: xp.atan(x),
         deriv=lambda ans, x: xnp.reciprocal(1.0 + x * x), domain=(-3.0, 3.0))
 defprim("sinh", lambda xp, x: xp.sinh(x), deriv=lambda ans, x: xnp.cosh(x), domain=(-2.0, 2.0))
 defprim("cosh", lambda xp, x: xp.cosh(x), deriv=lambda ans, x: xnp.sinh(x), domain=(-2.0, 2.0))
-defprim("tanh", lambda xp, x: xp.tanh(x), deriv=lambda ans, x: 1.0 - ans * ans, domain=(-2.0, 2.0))
+defprim("tanh", lambda xp, x: xp.tanh(x), deriv=lambda ans, x: 1.0 - xnp.square(ans), domain=(-2.0, 2.0))
 defprim("asinh", lambda xp, x: xp.asinh(x),
         deriv=lambda ans, x: xnp.reciprocal(xnp.sqrt(x * x + 1.0)), domain=(-3.0, 3.0))
 defprim("acosh", lambda xp, x: xp.acosh(x),

@@ -21,8 +21,10 @@ def _matmul_vjp_x(ans, x, y):
             return xnp.multiply(g, y)
         if yn == 1:                                  # (..., n, k) @ (k,)
             return xnp.multiply(xnp.expand_dims(g, axis=-1), y)
-        if xn == 1:                                  # (k,) @ (..., k, m)
+        if xn == 1 and yn > 2:                       # (k,) @ (s..., k, m)
             return xnp.matmul(y, xnp.expand_dims(g, axis=-1))[..., 0]
+        # g @ y^T also for a vector x and a matrix y: under vmap g's batch axis
+        # becomes rows of one product whose result is batch-first
         return xnp.matmul(g, _mT(y))
     return vjp
 
@@ -35,8 +37,10 @@ def _matmul_vjp_y(ans, x, y):
             return xnp.multiply(g, x)
         if xn == 1:                                  # (k,) @ (..., k, m)
             return xnp.multiply(xnp.expand_dims(x, axis=-1), xnp.expand_dims(g, axis=-2))
-        if yn == 1:                                  # (..., n, k) @ (k,)
+        if yn == 1 and xn > 2:                       # (s..., n, k) @ (k,)
             return xnp.matmul(_mT(x), xnp.expand_dims(g, axis=-1))[..., 0]
+        if yn == 1:                                  # (n, k) @ (k,): g @ x
+            return xnp.matmul(g, x)
         return xnp.matmul(_mT(x), g)
     return vjp
 

@@ -130,7 +130,10 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False):
                 raise TypeError(f"jacrev with holomorphic=True requires complex outputs, but "
                                 f"output {o} has dtype {out.dtype}")
         basis, sizes = _std_basis(outs)
-        if sum(sizes):
+        if sum(sizes) == 1:
+            # one output element (a scalar function): one pull-back, no vmap level
+            rows = [xnp.expand_dims(r, axis=0) for r in vjp_fn([b[0, ...] for b in basis])]
+        elif sum(sizes):
             rows = vmap(lambda *cts: vjp_fn(list(cts)))(*basis)     # each (N, *in_k)
         else:
             rows = [xnp.zeros((0,) + tuple(x.shape), dtype=x.dtype) for x in flat]
