@@ -40,22 +40,22 @@ def _log(x):
 # ----- unary elementwise: smooth -----
 defprim("sin", lambda xp, x: xp.sin(x), deriv=lambda ans, x: xnp.cos(x), domain=(-3.0, 3.0))
 defprim("cos", lambda xp, x: xp.cos(x), deriv=lambda ans, x: -xnp.sin(x), domain=(-3.0, 3.0))
-defprim("tan", lambda xp, x: xp.tan(x), deriv=lambda ans, x: 1.0 + ans * ans, domain=(-1.2, 1.2))
+defprim("tan", lambda xp, x: xp.tan(x), deriv=lambda ans, x: 1.0 + xnp.square(ans), domain=(-1.2, 1.2))
 defprim("asin", lambda xp, x: xp.asin(x),
-        deriv=lambda ans, x: xnp.reciprocal(xnp.sqrt(1.0 - x * x)), domain=(-0.9, 0.9))
+        deriv=lambda ans, x: xnp.reciprocal(xnp.sqrt(1.0 - xnp.square(x))), domain=(-0.9, 0.9))
 defprim("acos", lambda xp, x: xp.acos(x),
-        deriv=lambda ans, x: -xnp.reciprocal(xnp.sqrt(1.0 - x * x)), domain=(-0.9, 0.9))
+        deriv=lambda ans, x: -xnp.reciprocal(xnp.sqrt(1.0 - xnp.square(x))), domain=(-0.9, 0.9))
 defprim("atan", lambda xp, x: xp.atan(x),
-        deriv=lambda ans, x: xnp.reciprocal(1.0 + x * x), domain=(-3.0, 3.0))
+        deriv=lambda ans, x: xnp.reciprocal(1.0 + xnp.square(x)), domain=(-3.0, 3.0))
 defprim("sinh", lambda xp, x: xp.sinh(x), deriv=lambda ans, x: xnp.cosh(x), domain=(-2.0, 2.0))
 defprim("cosh", lambda xp, x: xp.cosh(x), deriv=lambda ans, x: xnp.sinh(x), domain=(-2.0, 2.0))
 defprim("tanh", lambda xp, x: xp.tanh(x), deriv=lambda ans, x: 1.0 - xnp.square(ans), domain=(-2.0, 2.0))
 defprim("asinh", lambda xp, x: xp.asinh(x),
-        deriv=lambda ans, x: xnp.reciprocal(xnp.sqrt(x * x + 1.0)), domain=(-3.0, 3.0))
+        deriv=lambda ans, x: xnp.reciprocal(xnp.sqrt(xnp.square(x) + 1.0)), domain=(-3.0, 3.0))
 defprim("acosh", lambda xp, x: xp.acosh(x),
         deriv=lambda ans, x: xnp.reciprocal(xnp.sqrt(x - 1.0) * xnp.sqrt(x + 1.0)), domain=(1.2, 4.0))
 defprim("atanh", lambda xp, x: xp.atanh(x),
-        deriv=lambda ans, x: xnp.reciprocal(1.0 - x * x), domain=(-0.9, 0.9))
+        deriv=lambda ans, x: xnp.reciprocal(1.0 - xnp.square(x)), domain=(-0.9, 0.9))
 defprim("exp", lambda xp, x: xp.exp(x), deriv=lambda ans, x: ans, domain=(-2.0, 2.0))
 defprim("expm1", lambda xp, x: xp.expm1(x), deriv=lambda ans, x: ans + 1.0, domain=(-2.0, 2.0))
 defprim("log", lambda xp, x: xp.log(x), deriv=lambda ans, x: xnp.reciprocal(x), domain=(0.2, 4.0))
@@ -68,7 +68,7 @@ defprim("log10", lambda xp, x: xp.log10(x),
 defprim("sqrt", lambda xp, x: xp.sqrt(x), deriv=lambda ans, x: 0.5 / ans, domain=(0.2, 4.0))
 defprim("square", lambda xp, x: xp.square(x), deriv=lambda ans, x: 2.0 * x, domain=(-3.0, 3.0))
 defprim("reciprocal", lambda xp, x: xp.reciprocal(x),
-        deriv=lambda ans, x: -(ans * ans), domain=(0.3, 3.0))
+        deriv=lambda ans, x: -xnp.square(ans), domain=(0.3, 3.0))
 
 # ----- unary elementwise: linear -----
 defprim("negative", lambda xp, x: xp.negative(x), linear=True,
@@ -172,7 +172,7 @@ defprim("minimum", lambda xp, x, y: xp.minimum(x, y), broadcast=True, nargs=2,
 
 
 def _atan2_den(x, y):
-    return xnp.add(x * x, y * y)
+    return xnp.add(xnp.square(x), xnp.square(y))
 
 
 defprim("atan2", lambda xp, y, x: xp.atan2(y, x), broadcast=True, nargs=2,

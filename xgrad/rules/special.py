@@ -131,20 +131,20 @@ def _row(name, impl, **kw):
 
 # ----- error function and normal distribution -----
 _row("erf", _scipy_unary("erf"), domain=(-2.0, 2.0),
-     deriv=lambda ans, x: (2.0 / _SQRT_PI) * xnp.exp(-(x * x)))
+     deriv=lambda ans, x: (2.0 / _SQRT_PI) * xnp.exp(-xnp.square(x)))
 _row("erfc", _scipy_unary("erfc"), domain=(-2.0, 2.0),
-     deriv=lambda ans, x: (-2.0 / _SQRT_PI) * xnp.exp(-(x * x)))
+     deriv=lambda ans, x: (-2.0 / _SQRT_PI) * xnp.exp(-xnp.square(x)))
 _row("erfinv", _scipy_unary("erfinv"), domain=(-0.9, 0.9),
-     deriv=lambda ans, x: (_SQRT_PI / 2.0) * xnp.exp(ans * ans))
+     deriv=lambda ans, x: (_SQRT_PI / 2.0) * xnp.exp(xnp.square(ans)))
 _row("ndtr", _scipy_unary("ndtr"), domain=(-3.0, 3.0),
-     deriv=lambda ans, x: xnp.exp(-0.5 * (x * x)) / _SQRT_2PI)
+     deriv=lambda ans, x: xnp.exp(-0.5 * xnp.square(x)) / _SQRT_2PI)
 _row("ndtri", _scipy_unary("ndtri"), domain=(0.05, 0.95),
-     deriv=lambda ans, x: _SQRT_2PI * xnp.exp(0.5 * (ans * ans)))
+     deriv=lambda ans, x: _SQRT_2PI * xnp.exp(0.5 * xnp.square(ans)))
 # d log ndtr(x) = pdf(x) / ndtr(x), computed as exp(log pdf(x) - log ndtr(x)):
 # at x = -30 both are about -450 and their difference log(30) is exact,
 # where pdf/ndtr would be 0/0 (JAX's rule)
 _row("log_ndtr", _scipy_unary("log_ndtr"), domain=(-3.0, 3.0),
-     deriv=lambda ans, x: xnp.exp(xnp.subtract(-0.5 * (x * x) - _LOG_SQRT_2PI, ans)))
+     deriv=lambda ans, x: xnp.exp(xnp.subtract(-0.5 * xnp.square(x) - _LOG_SQRT_2PI, ans)))
 
 # ----- gamma family -----
 _row("gammaln", _scipy_unary("gammaln"), domain=(0.5, 4.0),
