@@ -505,6 +505,8 @@ def _unbroadcast(g, shape):
                                       if n == 1 and gshape[lead + i] != 1)
     if axes:
         g = sum(g, axis=axes, keepdims=True)
+        if not lead:                  # keepdims left it in shape already
+            return g
     return reshape(g, shape)
 
 
