@@ -94,7 +94,7 @@ class LaplacianTrace(Trace):
         ...): f' and f'' pointwise from one nested JVP, then
         J' = f' J and L' = f' L + f'' sum_i J_i**2."""
         Jk, Lk = deriv
-        d1, d2 = _elementwise_derivs(prim, params, primals, k)
+        d1, d2 = _elementwise_derivs(prim, params, primals, k, ans)
         J = self._fit(xnp.multiply(_align(Jk, ans), d1), ans, True)
         Ja = _align(Jk, ans)
         L = xnp.add(xnp.multiply(Lk if not self.keep else _align(Lk, ans), d1),
@@ -201,8 +201,9 @@ def _align(J, ans):
     return J
 
 
-def _elementwise_derivs(prim, params, primals, i):
-    """(f', f'') of an elementwise primitive in its argument ``i``, pointwise."""
+def _elementwise_derivs(prim, params, primals, i, ans):
+    """(f', f'') of an elementwise primitive in its argument ``i``, pointwise
+    (``ans``: its value at ``primals``)."""
     def f(z):
         full = list(primals)
         full[i] = z
@@ -214,7 +215,6 @@ def _elementwise_derivs(prim, params, primals, i):
         return d1, d2
     # the row's pointwise derivative d(ans, *args): f' = d, and f'' is the JVP
     # of d along (f', 1) in (ans, x): no multiplications by a unit tangent
-    ans = f(primals[i])
     d1 = d(ans, *primals)
 
     def dd(a, z):
