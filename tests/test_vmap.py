@@ -857,6 +857,31 @@ def test_jacobians_on_pytrees_vs_jax(rng, mode):
         _tree_close(got, jax.tree_util.tree_map(np.asarray, ref), rtol=1e-9, atol=1e-11)
 
 
+@needs_jax
+@pytest.mark.parametrize("out", ["scalar", "shape (1,)", "with an empty output"])
+def test_jacrev_of_one_output_element_vs_jax(rng, out):
+    # one output element: jacrev pulls back once, without a vmap level
+    W = rng.normal(size=(3, 2))
+    x = rng.normal(size=3)
+
+    def f(ns):
+        def fun(x):
+            s = ns.sum(ns.tanh(ns.matmul(x, W)) ** 2)
+            if out == "shape (1,)":
+                return ns.reshape(s, (1,))
+            if out == "with an empty output":
+                return (s, x[:0] * 2.0)
+            return s
+        return fun
+    got = xgrad.jacrev(f(xnp))(x)
+    ref = jax.jacrev(f(jnp))(jnp.asarray(x))
+    _tree_close(got, jax.tree_util.tree_map(np.asarray, ref))
+    X = rng.normal(size=(5, 3))
+    got_h = xgrad.vmap(xgrad.hessian(f(xnp)))(X)
+    ref_h = jax.vmap(jax.hessian(f(jnp)))(jnp.asarray(X))
+    _tree_close(got_h, jax.tree_util.tree_map(np.asarray, ref_h))
+
+
 def test_jacobians_on_strict_backend(rng, xp):
     A = rng.normal(size=(3, 4))
     f = lambda x: xnp.sin(xnp.matmul(from_np(xp, A), x))
