@@ -51,7 +51,7 @@ class Primitive:
     """
 
     __slots__ = ("name", "impl", "jvp", "vjp", "batch", "broadcast", "domain",
-                 "nondiff", "is_call", "deriv", "__weakref__")
+                 "nondiff", "is_call", "deriv", "jvp_joint", "__weakref__")
 
     def __init__(self, name, impl, jvp=None, vjp=None, batch=None,
                  broadcast=False, domain=None, nondiff=(), is_call=False):
@@ -65,6 +65,10 @@ class Primitive:
         self.nondiff = tuple(nondiff)
         self.is_call = is_call
         self.deriv = None      # elementwise rows: per-argument d(ans, *args), if given
+        # optional ``(tangents, ans, *args) -> tangent`` taking every argument's
+        # tangent at once (None: zero), used by forward mode when several are
+        # live: a concat of n tangents is one concat, not n concats and n-1 adds
+        self.jvp_joint = None
 
     def bind(self, *args, **params):
         return bind(self, *args, **params)

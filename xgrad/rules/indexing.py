@@ -36,14 +36,17 @@ def _without_newaxes(idx, ndim):
 
 
 def _getitem_vjp(ans, x, *, idx):
+    # a lazy scatter (transforms/vjp.py): the engine sums the cotangents of
+    # several gathers from one array into one array
+    from ..transforms.vjp import Scattered
     shape, drop = x.shape, _without_newaxes(idx, x.ndim)
     if drop is None:
-        return lambda g: xnp._index_add(xnp._zeros_as(g, shape), g, idx)
+        return lambda g: Scattered(shape, ((idx, g),))
     idx2, axes = drop
 
     def vjp(g):
         g = xnp.reshape(g, tuple(n for i, n in enumerate(g.shape) if i not in axes))
-        return xnp._index_add(xnp._zeros_as(g, shape), g, idx2)
+        return Scattered(shape, ((idx2, g),))
     return vjp
 
 

@@ -53,6 +53,11 @@ def _concat_jvp(i, x_dot, ans, *xs, axis):
     return xnp.concat(parts, axis=axis)
 
 
+def _concat_jvp_joint(tangents, ans, *xs, axis):
+    parts = [xnp.zeros_like(x) if t is None else t for t, x in zip(tangents, xs)]
+    return xnp.concat(parts, axis=axis)
+
+
 def _concat_vjp(i, ans, *xs, axis):
     ax = 0 if axis is None else axis
     start = 0
@@ -69,7 +74,7 @@ def _concat_vjp(i, ans, *xs, axis):
 
 
 defprim("concat", lambda xp, *xs, axis: xp.concat(xs, axis=axis),
-        jvp=Variadic(_concat_jvp), vjp=Variadic(_concat_vjp),
+        jvp=Variadic(_concat_jvp), vjp=Variadic(_concat_vjp), jvp_joint=_concat_jvp_joint,
         batch=B.concat_rule)
 
 

@@ -41,6 +41,10 @@ class JVPTrace(Trace):
         if not any_t or rules is None:
             return ans
         t_out = None
+        joint = prim.jvp_joint
+        if joint is not None and sum(t is not None for t in tangents) > 1:
+            t_out = joint(tangents, ans, *primals, **params)
+            tangents = ()
         for i, t in enumerate(tangents):
             if t is None:
                 continue

@@ -180,6 +180,84 @@ def _fix(c, fix):
 _CALL_RESULT = Named("cotangent returned by a custom rule or checkpoint")
 
 
+class Scattered:
+    """A cotangent that is zero except at some indices: what the VJP of a
+    gather (``x[idx]``) returns, kept lazy so that the cotangents of several
+    gathers from one array are summed into one array, not each scattered
+    into zeros of the full shape and then added (autograd's SparseObject).
+    Slices that tile the leading axis are joined by one ``concat``.
+    ``parts`` is a tuple of ``(idx, g)``."""
+
+    __slots__ = ("shape", "parts")
+
+    def __init__(self, shape, parts):
+        self.shape = tuple(shape)
+        self.parts = parts
+
+    def add_to(self, acc):
+        for idx, g in self.parts:
+            acc = xnp._index_add(acc, g, idx)
+        return acc
+
+    def materialize(self):
+        g0 = self.parts[0][1]
+        pieces = self._tiling()
+        if pieces is None:
+            return self.add_to(xnp._zeros_as(g0, self.shape))
+        n, rest = self.shape[0], self.shape[1:]
+        out, pos = [], 0
+        for start, stop, g in pieces:
+            if start > pos:
+                out.append(xnp._zeros_as(g0, (start - pos,) + rest))
+            out.append(g)
+            pos = stop
+        if pos < n:
+            out.append(xnp._zeros_as(g0, (n - pos,) + rest))
+        return out[0] if len(out) == 1 else xnp.concat(out, axis=0)
+
+    def _tiling(self):
+        """Sorted ``(start, stop, g)`` when every part is a step-1 slice of
+        the leading axis and no two overlap; else None."""
+        if not self.shape:
+            return None
+        n, rest = self.shape[0], self.shape[1:]
+        pieces = []
+        for idx, g in self.parts:
+            if type(idx) is tuple:
+                if len(idx) != 1:
+                    return None
+                idx = idx[0]
+            if type(idx) is not slice or idx.step not in (None, 1):
+                return None
+            start, stop, _ = idx.indices(n)
+            if tuple(g.shape) != (max(stop - start, 0),) + rest:
+                return None
+            pieces.append((start, stop, g))
+        pieces.sort(key=lambda p: p[0])
+        for (_, stop, _), (start, _, _) in zip(pieces, pieces[1:]):
+            if start < stop:
+                return None
+        return pieces
+
+
+def _acc(prev, c):
+    """prev + c for cotangents, either of which may be ``Scattered``."""
+    if prev is None:
+        return c
+    tp, tc = type(prev) is Scattered, type(c) is Scattered
+    if tp and tc:
+        return Scattered(prev.shape, prev.parts + c.parts)
+    if tp:
+        return prev.add_to(c)
+    if tc:
+        return c.add_to(prev)
+    return xnp.add(prev, c)
+
+
+def _dense(g):
+    return g.materialize() if type(g) is Scattered else g
+
+
 def backward_pass(tape, n, seeds, consume, keep=(), sites=None):
     """Propagate cotangents ``seeds`` [(node, g)] back through ``tape``.
 
@@ -196,6 +274,7 @@ def backward_pass(tape, n, seeds, consume, keep=(), sites=None):
     cts = [None] * n
     for node, g in seeds:
         cts[node] = add_any(cts[node], g)
+    lazy = []               # nodes that were given a Scattered cotangent
     try:
         for i in range(len(tape) - 1, -1, -1):
             out, entries = tape[i]
@@ -204,7 +283,7 @@ def backward_pass(tape, n, seeds, consume, keep=(), sites=None):
             if ctx is not None:
                 ctx.ctx = (sites or {}).get(i, ("?", "<recorded before nan_check was on>"))
             if type(out) is tuple:               # a call record: several outputs
-                gs = [cts[o] for o in out]
+                gs = [_dense(cts[o]) for o in out]
                 if all(g is None for g in gs):
                     continue
                 for o in out:
@@ -219,16 +298,27 @@ def backward_pass(tape, n, seeds, consume, keep=(), sites=None):
             g = cts[out]
             if g is None:
                 continue
+            if type(g) is Scattered:
+                g = g.materialize()
+                if keep and out in keep:
+                    cts[out] = g
             if not keep or out not in keep:
                 cts[out] = None
             for node, fn, fix in entries:
                 c = fn(g)
                 if c is None:
                     continue
-                if fix is not None:
+                if type(c) is Scattered:
+                    if fix is not None:
+                        c = _fix(c.materialize(), fix)
+                    else:
+                        lazy.append(node)
+                elif fix is not None:
                     c = _fix(c, fix)
                 prev_c = cts[node]
-                cts[node] = c if prev_c is None else xnp.add(prev_c, c)
+                cts[node] = c if prev_c is None else _acc(prev_c, c)
+        for node in lazy:           # cotangents of inputs still lazy
+            cts[node] = _dense(cts[node])
     finally:
         if ctx is not None:
             ctx.ctx = prev
