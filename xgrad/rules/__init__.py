@@ -10,7 +10,9 @@ which arguments have no derivative, and the sampling domain the tests use::
 elementwise family gets its rule by default). Shortcuts: ``deriv`` (elementwise ops: per-argument pointwise derivative
 ``d``; JVP is ``x_dot * d``, VJP is ``g * d``), ``linear=True`` (the JVP
 applies the op to the tangent in place of the argument; valid for ops linear
-in each argument separately). ``None`` in a tuple means "no derivative".
+in each argument separately), ``jvp_joint`` (optional: one rule taking every
+argument's tangent at once, for variadic linear ops such as concat). ``None``
+in a tuple means "no derivative".
 Rule bodies use ``xgrad.numpy`` operations, never ``xp.*``, so every rule is
 differentiable again. Between two different values, write ``xnp.multiply(a,
 b)`` rather than ``a * b``: one of them may be a plain array and the other a
