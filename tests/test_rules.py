@@ -196,6 +196,19 @@ def C(name, prims, f, *shapes, **kw):
     return Case(name, prims if isinstance(prims, tuple) else (prims,), f, shapes, **kw)
 
 
+def _tanh_deriv(ns, a):
+    """The hidden row ``tanh_deriv`` (1 - a**2, tanh' as a function of the value)."""
+    if ns is xnp:
+        return RULES["tanh_deriv"].bind(a)
+    return 1.0 - a * a
+
+
+def _hidden_cases():
+    """Rows with no namespace function of their own (derivative helpers)."""
+    return [C(f"tanh_deriv[{'x'.join(map(str, s)) or '0'}]", "tanh_deriv",
+              lambda ns, c, a: _tanh_deriv(ns, a), s) for s in ((3, 4), ())]
+
+
 def _distinct_cases():
     out = []
     for ax, kd in [(None, False), (0, False), (1, True), ((0, 1), False), (-1, False)]:
@@ -239,7 +252,7 @@ def _reduction_cases():
         C("cumulative_sum[3d,axis=1]", "cumulative_sum",
           lambda ns, c, x: ns.cumulative_sum(x, axis=1), (2, 3, 4)),
     ]
-    return out + _distinct_cases()
+    return out + _distinct_cases() + _hidden_cases()
 
 
 def _other_dtype(x):

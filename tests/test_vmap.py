@@ -120,6 +120,9 @@ case("debug_tangent_hook", lambda ns, x: xgrad.debug.tangent_hook(x, lambda t: t
      Arg((2, 3)))
 case("stop_gradient", lambda ns, x: (xgrad.stop_gradient if ns is xnp else jax.lax.stop_gradient)(x),
      Arg((2, 3)))
+for _s in ((2, 3), ()):      # tanh' as a function of the value (a hidden row)
+    case("tanh_deriv", lambda ns, a: RULES["tanh_deriv"].bind(a) if ns is xnp else 1.0 - a * a,
+         Arg(_s, "f", _dom("tanh_deriv")), id="x".join(map(str, _s)) or "0d")
 
 # ----- reductions -----
 for _name in ("sum", "prod", "max", "min"):

@@ -49,7 +49,13 @@ defprim("atan", lambda xp, x: xp.atan(x),
         deriv=lambda ans, x: xnp.reciprocal(1.0 + xnp.square(x)), domain=(-3.0, 3.0))
 defprim("sinh", lambda xp, x: xp.sinh(x), deriv=lambda ans, x: xnp.cosh(x), domain=(-2.0, 2.0))
 defprim("cosh", lambda xp, x: xp.cosh(x), deriv=lambda ans, x: xnp.sinh(x), domain=(-2.0, 2.0))
-defprim("tanh", lambda xp, x: xp.tanh(x), deriv=lambda ans, x: 1.0 - xnp.square(ans), domain=(-2.0, 2.0))
+# tanh' = 1 - tanh^2 is a primitive of the value (PyTorch's tanh_backward): one
+# op, and its own derivative -2 a is one product, where 1 - square(a) costs a
+# square, a subtraction and a negated tangent at every order above the first
+_tanh_deriv = defprim("tanh_deriv", lambda xp, a: 1.0 - a * a, deriv=lambda ans, a: -2.0 * a,
+                      domain=(-0.9, 0.9))
+defprim("tanh", lambda xp, x: xp.tanh(x), deriv=lambda ans, x: _tanh_deriv.bind(ans),
+        domain=(-2.0, 2.0))
 defprim("asinh", lambda xp, x: xp.asinh(x),
         deriv=lambda ans, x: xnp.reciprocal(xnp.sqrt(xnp.square(x) + 1.0)), domain=(-3.0, 3.0))
 defprim("acosh", lambda xp, x: xp.acosh(x),
