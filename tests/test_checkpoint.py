@@ -237,6 +237,113 @@ def test_vmap_of_checkpoint_closing_over_batched_value():
     assert type(out) is np.ndarray
 
 
+def _closing_net(policy, ck=True):
+    """A net whose checkpointed layers close over the differentiated W and b."""
+    def net(x, W, b):
+        lay = lambda h: xnp.tanh(h @ W + b)                         # noqa: E731
+        if ck:
+            lay = xgrad.checkpoint(lay, policy=policy)
+        h = x
+        for _ in range(3):
+            h = lay(h)
+        return xnp.sum(h ** 2)
+    return net
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_checkpoint_closing_over_parameters_vs_jax(policy, jax):
+    jnp = jax.numpy
+    b = RNG.normal(size=4)
+    net = _closing_net(policy)
+
+    def jnet(x, W, b):
+        lay = jax.checkpoint(lambda h: jnp.tanh(h @ W + b))
+        h = x
+        for _ in range(3):
+            h = lay(h)
+        return jnp.sum(h ** 2)
+    for a, e in zip(xgrad.grad(net, (0, 1, 2))(X_NP, W_NP, b),
+                    jax.grad(jnet, (0, 1, 2))(X_NP, W_NP, b)):
+        assert_close(a, e, rtol=1e-12, atol=1e-13)
+    assert_close(xgrad.hessian(net, 1)(X_NP, W_NP, b), jax.hessian(jnet, 1)(X_NP, W_NP, b),
+                 rtol=1e-11, atol=1e-12)
+    assert_close(xgrad.hvp(lambda W: net(X_NP, W, b), (W_NP,), (V_NP.T @ V_NP,)),
+                 jax.jvp(jax.grad(lambda W: jnet(X_NP, W, b)), (W_NP,), (V_NP.T @ V_NP,))[1],
+                 rtol=1e-11, atol=1e-12)
+    # reverse over reverse: the closure is a tracer of the inner grad, whose
+    # primal is a tracer of the outer one
+    gg = xgrad.grad(lambda s: xnp.sum(xgrad.grad(net, 1)(X_NP, W_NP * s, b)))(1.3)
+    jgg = jax.grad(lambda s: jnp.sum(jax.grad(jnet, 1)(X_NP, W_NP * s, b)))(1.3)
+    assert_close(gg, jgg, rtol=1e-11, atol=1e-12)
+
+
+def test_checkpoint_closing_over_parameters_recomputes():
+    # the closed-over parameters become inputs of the checkpoint record: the
+    # layer runs once forward and once more in the backward pass (not inline)
+    count = [0]
+    W = W_NP
+
+    def loss(W):
+        def lay(h):
+            count[0] += 1
+            return xnp.tanh(h @ W)
+        c = xgrad.checkpoint(lay)
+        return xnp.sum(c(c(X_NP)) ** 2)
+    g = xgrad.grad(loss)(W)
+    assert count[0] == 4
+    assert_close(g, xgrad.grad(lambda W: xnp.sum(xnp.tanh(xnp.tanh(X_NP @ W) @ W) ** 2))(W),
+                 rtol=0, atol=0)
+
+
+def test_checkpoint_closing_over_parameters_frees_internals():
+    X = RNG.normal(size=(200, 4))
+    refs, alive_at_backward = [], []
+
+    def loss(W):
+        def lay(h):
+            y = xnp.sin(h @ W) * 2.0
+            refs.append(weakref.ref(_raw(y)))
+            return y * y
+        out = xgrad.checkpoint(lay)(X)
+        out = xgrad.debug.hook(out, lambda g: (gc.collect(),
+                               alive_at_backward.append(refs[0]() is not None))[-1] and None)
+        return xnp.sum(out)
+    xgrad.grad(loss)(W_NP)
+    assert alive_at_backward == [False]
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_nested_checkpoints_closing_over_parameters(policy):
+    # an outer block of two inner blocks, all closing over W; and a
+    # checkpoint_sequential of closures inside a checkpoint
+    def net(x, W):
+        ck = lambda f: xgrad.checkpoint(f, policy=policy)            # noqa: E731
+        lay = ck(lambda h: xnp.tanh(h @ W))
+        block = ck(lambda h: lay(lay(h)))
+        seq = ck(xgrad.checkpoint_sequential([lambda h: xnp.sin(h @ W)] * 3, 3))
+        return xnp.sum(seq(block(block(x))) ** 2)
+
+    def plain(x, W):
+        h = x
+        for _ in range(4):
+            h = xnp.tanh(h @ W)
+        for _ in range(3):
+            h = xnp.sin(h @ W)
+        return xnp.sum(h ** 2)
+    for a, e in zip(xgrad.grad(net, (0, 1))(X_NP, W_NP), xgrad.grad(plain, (0, 1))(X_NP, W_NP)):
+        assert_close(a, e, rtol=1e-13, atol=1e-14)
+    assert_close(xgrad.hessian(net, 1)(X_NP[:1], W_NP), xgrad.hessian(plain, 1)(X_NP[:1], W_NP),
+                 rtol=1e-11, atol=1e-12)
+    assert_close(xgrad.vmap(xgrad.grad(net, 1), in_axes=(0, None))(X_NP[:, None], W_NP),
+                 xgrad.vmap(xgrad.grad(plain, 1), in_axes=(0, None))(X_NP[:, None], W_NP),
+                 rtol=1e-12, atol=1e-13)
+
+
+def test_checkpoint_returning_a_closed_over_tracer(jax):
+    f = lambda W: xnp.sum(xgrad.checkpoint(lambda h: (W, h * W))(X_NP[0])[0] ** 3)
+    assert_close(xgrad.grad(f)(W_NP), 3 * W_NP ** 2)
+
+
 def test_checkpoint_closure_over_constant_array_is_fine(jax):
     # closing over a non-traced array is the supported way today
     W = W_NP

@@ -96,6 +96,8 @@ def bind(prim, *args, **params):
 
 
 def _bind_slow(prim, args, params):
+    if _state.remat:
+        args = tuple(_undead(a) for a in args)
     top = None
     for a in args:
         if isinstance(a, Tracer):
@@ -138,6 +140,26 @@ class LeakedTracerError(Exception):
 class _State(threading.local):
     def __init__(self):
         self.stack = []
+        self.remat = 0      # > 0 while a checkpointed function is recomputed
+
+
+@contextmanager
+def rematerialising():
+    """While a checkpointed function is recomputed in a backward pass, a
+    tracer of a finished transform that it closes over (an inner ``grad``'s
+    value, met again after that grad returned) stands for its value: the
+    transform's own derivatives are done, so it is a constant now."""
+    _state.remat += 1
+    try:
+        yield
+    finally:
+        _state.remat -= 1
+
+
+def _undead(a):
+    while isinstance(a, Tracer) and not a._trace.alive:
+        a = a.primal
+    return a
 
 
 _state = _State()

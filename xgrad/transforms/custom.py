@@ -26,12 +26,12 @@ from __future__ import annotations
 import functools
 import inspect
 
-from ..core import Primitive, Trace, Tracer, bind, new_main
+from ..core import Primitive, Trace, Tracer, bind, new_main, current_trace, rematerialising
 from ..backends import is_inexact
 from .. import numpy as xnp
 from .. import tree as _tree
 from .jvp import JVPTracer, jvp_flat
-from .vjp import vjp_flat, backward_pass
+from .vjp import VJPTrace, vjp_flat, backward_pass
 
 __all__ = ["custom_vjp", "custom_jvp", "checkpoint", "remat", "checkpoint_sequential"]
 
@@ -325,7 +325,9 @@ class custom_jvp:
     >>> @xgrad.custom_jvp
     ... def f(x):
     ...     return xnp.sin(x)
-    >>> f.defjvp(lambda primals, tangents: (f(primals[0]), 2.0 * tangents[0]))
+    >>> @f.defjvp
+    ... def f_jvp(primals, tangents):
+    ...     return xnp.sin(primals[0]), 2.0 * tangents[0]
     >>> float(xgrad.grad(f)(0.3))
     2.0
     """
@@ -428,6 +430,11 @@ def checkpoint(fun, *, policy=None):
     """Rematerialisation: ``fun`` unchanged, but reverse mode stores only its
     inputs and re-runs it during the backward pass.
 
+    ``fun`` may close over traced values (a layer closing over the network's
+    parameters): they become inputs of the checkpoint, as with
+    ``jax.checkpoint``, and get their cotangents from the recomputation.
+    NB: with such a closure, ``policy="dots"`` recomputes the products too.
+
     Args:
       fun: the function to checkpoint.
       policy: what may still be saved: ``None``/``"nothing"`` (only the
@@ -437,7 +444,7 @@ def checkpoint(fun, *, policy=None):
     >>> import xgrad, xgrad.numpy as xnp
     >>> f = xgrad.checkpoint(lambda x: xnp.sin(xnp.sin(x)))
     >>> round(float(xgrad.grad(f)(0.5)), 6)
-    0.775209
+    0.778644
     """
     if policy not in _POLICIES:
         raise ValueError(f"checkpoint: policy={policy!r}; expected one of {_POLICIES}")
@@ -445,7 +452,15 @@ def checkpoint(fun, *, policy=None):
     @functools.wraps(fun)
     def wrapped(*args, **kwargs):
         args = _positional(fun, args, kwargs)
-        return _bind_call(checkpoint_call_p, _RematSpec(fun, args, policy))
+        spec = _RematSpec(fun, args, policy)
+        top = current_trace()
+        if type(top) is VJPTrace:
+            # the innermost reverse-mode trace takes the call even when no
+            # argument is its tracer: fun may close over its tracers (a
+            # network's parameters), which it then captures as inputs
+            outs = top.process_primitive(checkpoint_call_p, spec.flat, {"spec": spec})
+            return _tree.unflatten(spec.out_tree, outs)
+        return _bind_call(checkpoint_call_p, spec)
     return wrapped
 
 
@@ -465,28 +480,43 @@ class _RematSpec(_Spec):
         # "dots" saves and replays only on concrete inputs: under an outer
         # transform the sequence of products is not the same in both passes
         concrete = not any(isinstance(p, Tracer) for p in primals)
-        if self.policy == "dots" and concrete:
-            saved = _SavedDots()
-            o_flat = _run_saving_dots(self, primals, saved)
-        else:
+        # the forward run records nothing; tracers of this trace that fun
+        # closes over (a network's parameters) are captured and become
+        # inputs of the record (closure conversion), so they get cotangents
+        # from the recomputation too
+        prev, trace.capture = trace.capture, {}
+        try:
+            if self.policy == "dots" and concrete:
+                saved = _SavedDots()
+                o_flat = _run_saving_dots(self, primals, saved)
+            else:
+                saved = None
+                o_flat = bind(checkpoint_call_p, *primals, spec=self)
+            for i, o in enumerate(o_flat):        # fun returned a closed-over tracer
+                if isinstance(o, Tracer) and o._trace is trace:
+                    trace.capture[id(o)] = o
+                    o_flat[i] = o.primal
+        finally:
+            captured, trace.capture = list(trace.capture.values()), prev
+        cap_nodes = [c.aux for c in captured]
+        if not captured and all(nd is None for nd in nodes):
+            return o_flat                           # nothing of this trace flows in
+        if captured:
+            # NB: "dots" saves the products of the traced inputs only; with a
+            # closure the recomputation's products need not line up with
+            # them, so it recomputes everything (policy None)
             saved = None
-            o_flat = bind(checkpoint_call_p, *primals, spec=self)
-        if _touches(o_flat, trace):
-            # fun closes over a traced value of this very trace (a network's
-            # parameters): its ops were recorded on our tape and a recomputation
-            # would meet that tracer after the trace has ended; trace fun inline
-            # instead (correct; no memory saving for this call)
-            from .vjp import VJPTracer
-            return self.impl([p if nd is None else VJPTracer(trace, p, nd)
-                              for p, nd in zip(primals, nodes)])
 
         def pull(gs):
-            with _dot_replay(saved):
-                outs, out_nodes, in_nodes, tr = vjp_flat(lambda *fl: self.impl(fl), primals)
+            with _dot_replay(saved), rematerialising():
+                outs, out_nodes, in_nodes, tr = vjp_flat(lambda *fl: self.impl(fl), primals,
+                                                         captured)
             seeds = [(nd, g) for nd, g in zip(out_nodes, gs) if nd is not None and g is not None]
             cts = backward_pass(tr.tape, tr.n, seeds, consume=True, sites=tr.sites)
-            return [(nd, cts[i]) for nd, i in zip(nodes, in_nodes)
-                    if nd is not None and i is not None]
+            n = len(nodes)
+            return ([(nd, cts[i]) for nd, i in zip(nodes, in_nodes[:n])
+                     if nd is not None and i is not None] +
+                    [(nd, cts[i]) for nd, i in zip(cap_nodes, in_nodes[n:])])
         return trace.record_call(o_flat, pull)
 
     def jvp(self, trace, primals, tangents):

@@ -40,13 +40,16 @@ class VJPTrace(Trace):
     record (several outputs) is ``(out_nodes_tuple, pull)`` where
     ``pull(cotangents) -> [(in_node, cotangent), ...]``."""
 
-    __slots__ = ("tape", "n", "sites")
+    __slots__ = ("tape", "n", "sites", "capture")
 
     def __init__(self, level):
         Trace.__init__(self, level)
         self.tape = []
         self.n = 0
         self.sites = None       # record index -> (primitive, user file:line) under nan_check
+        # while a checkpointed function runs forward: {id: tracer} of this
+        # trace's tracers it closes over (nothing is recorded meanwhile)
+        self.capture = None
 
     def new_input(self, primal):
         node = self.n
@@ -82,7 +85,24 @@ class VJPTrace(Trace):
             self.tape.append((live, pull_live))
         return res
 
+    def _captured(self, prim, args, params):
+        """Capture mode (a checkpointed function's forward run): values only,
+        and this trace's tracers among the arguments are remembered, so the
+        checkpoint record can take them as inputs (closure conversion)."""
+        vals = []
+        for a in args:
+            if isinstance(a, Tracer):
+                if a._trace is self:
+                    self.capture[id(a)] = a
+                    a = a.primal
+                else:
+                    self.check_lower(a._trace, prim)
+            vals.append(a)
+        return bind(prim, *vals, **params)
+
     def process_primitive(self, prim, args, params):
+        if self.capture is not None:
+            return self._captured(prim, args, params)
         primals = []
         nodes = []
         diff = False
@@ -327,14 +347,28 @@ def backward_pass(tape, n, seeds, consume, keep=(), sites=None):
     return cts
 
 
-def vjp_flat(f_flat, primals):
-    """Trace ``f_flat`` on flat ``primals``; returns (outs, out_nodes, in_nodes, trace)."""
+def vjp_flat(f_flat, primals, captured=()):
+    """Trace ``f_flat`` on flat ``primals``; returns (outs, out_nodes, in_nodes, trace).
+
+    ``captured``: tracers (of a finished trace) that ``f_flat`` closes over; while
+    it runs, each is rebound in place to a fresh input of this trace (their
+    nodes follow the primals' in ``in_nodes``), then restored."""
     with new_main(VJPTrace) as trace:
         ins = [trace.new_input(p) if is_inexact(p.dtype) else p for p in primals]
         # read the nodes now: `x[i] = v` inside f_flat rebinds the tracer objects
         in_nodes = [x.aux if isinstance(x, VJPTracer) else None for x in ins]
-        outs = f_flat(*ins)
-        pairs = [lower_out(trace, o) for o in outs]
+        saved = [(c._trace, c.aux) for c in captured]
+        for c in captured:
+            node = trace.n
+            trace.n = node + 1
+            c._trace, c.aux = trace, node
+            in_nodes.append(node)
+        try:
+            outs = f_flat(*ins)
+            pairs = [lower_out(trace, o) for o in outs]
+        finally:
+            for c, (t, a) in zip(captured, saved):
+                c._trace, c.aux = t, a
     return [p for p, _ in pairs], [nd for _, nd in pairs], in_nodes, trace
 
 
