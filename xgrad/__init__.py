@@ -14,7 +14,8 @@ from .transforms.vjp import vjp, grad, value_and_grad
 from .transforms.vmap import vmap
 from .transforms.custom import (custom_vjp, custom_jvp, checkpoint, remat,
                                 checkpoint_sequential, stop_gradient)
-from .transforms.derived import jacfwd, jacrev, hessian, hvp, linearize
+from .transforms.derived import jacfwd, jacrev, hessian, hvp
+from .transforms.linearize import linearize
 from .transforms.laplacian import laplacian, diag_hessian
 from . import testing
 from . import debug

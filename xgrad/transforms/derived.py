@@ -16,7 +16,7 @@ from .jvp import jvp
 from .vjp import vjp, grad
 from ._api import diff_args, flatten_fun, instantiate
 
-__all__ = ["jacfwd", "jacrev", "hessian", "hvp", "linearize"]
+__all__ = ["jacfwd", "jacrev", "hessian", "hvp"]
 
 
 def _assemble(jac, out_tree, in_tree, multi):
@@ -176,16 +176,3 @@ def hvp(fun, primals, tangents):
     rest = tuple(primals[1:])
     g = grad(lambda x: fun(x, *rest))
     return jvp(g, (primals[0],), (tangents[0],))[1]
-
-
-def linearize(fun, *primals):
-    """``(out, f_jvp)`` with ``f_jvp(*tangents) == jvp(fun, primals, tangents)[1]``.
-
-    NB: unlike JAX, ``f_jvp`` re-runs ``fun`` in forward mode on each call
-    (eager tracing has no partial evaluation); results are identical.
-    """
-    out = fun(*primals)
-
-    def f_jvp(*tangents):
-        return jvp(fun, primals, tangents)[1]
-    return out, f_jvp
