@@ -209,3 +209,28 @@ def test_concat_forward_mode_of_several_tangents_vs_jax(jax, rng):
     assert_close(t, jt, rtol=1e-13, atol=1e-14)
     assert_close(xgrad.jacfwd(f(xnp), argnums=(0, 1))(a, b)[1],
                  jax.jacfwd(f(jnp), argnums=(0, 1))(a, b)[1], rtol=1e-13, atol=1e-14)
+
+
+@pytest.mark.parametrize("order", ["gather last", "gather first"])
+@pytest.mark.parametrize("call", ["checkpoint", "custom_vjp"])
+def test_gather_and_call_cotangents_on_one_array(rng, order, call):
+    # a lazy gather cotangent meets the dense cotangent a call record returns
+    if call == "checkpoint":
+        c = xgrad.checkpoint(lambda x: xnp.sin(x))
+    else:
+        c = xgrad.custom_vjp(lambda x: xnp.sin(x))
+        c.defvjp(lambda x: (xnp.sin(x), x), lambda x, g: (xnp.cos(x) * g,))
+    if order == "gather last":
+        f = lambda x: xnp.sum(c(x)) + xnp.sum(x[1:3] ** 2)        # noqa: E731
+    else:
+        f = lambda x: xnp.sum(c(x[1:3] ** 2 + x[:2]))              # noqa: E731
+    x = rng.normal(size=4)
+    assert_close(xgrad.grad(f)(x), xgrad.jacrev(f)(x), rtol=1e-14, atol=1e-15)
+    if order == "gather last":
+        assert_close(xgrad.grad(f)(x), np.cos(x) + 2 * x * np.isin(np.arange(4), [1, 2]))
+    else:
+        h = np.cos(x[1:3] ** 2 + x[:2])
+        expect = np.zeros(4)
+        expect[1:3] += 2 * x[1:3] * h
+        expect[:2] += h
+        assert_close(xgrad.grad(f)(x), expect)

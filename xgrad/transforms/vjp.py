@@ -313,7 +313,7 @@ def backward_pass(tape, n, seeds, consume, keep=(), sites=None):
                         checker.check(_CALL_RESULT, (), c)   # user bwd code on plain arrays
                     if c is not None:
                         prev_c = cts[node]
-                        cts[node] = c if prev_c is None else xnp.add(prev_c, c)
+                        cts[node] = c if prev_c is None else _acc(prev_c, c)
                 continue
             g = cts[out]
             if g is None:
