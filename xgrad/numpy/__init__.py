@@ -501,13 +501,11 @@ def _unbroadcast(g, shape):
     if gshape == shape:
         return g
     lead = builtins.len(gshape) - builtins.len(shape)
-    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
-                                      if n == 1 and gshape[lead + i] != 1)
-    if axes:
-        g = sum(g, axis=axes, keepdims=True)
-        if not lead:                  # keepdims left it in shape already
-            return g
-    return reshape(g, shape)
+    inner = tuple(lead + i for i, n in enumerate(shape) if n == 1 and gshape[lead + i] != 1)
+    if not inner:                     # only leading axes: their sum has the shape
+        return sum(g, axis=tuple(range(lead))) if lead else reshape(g, shape)
+    g = sum(g, axis=tuple(range(lead)) + inner, keepdims=True)
+    return g if not lead else reshape(g, shape)
 
 
 # --------------------------------------------------------------------------

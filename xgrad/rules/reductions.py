@@ -17,7 +17,8 @@ def _kept_shape(shape, axis):
 
 def _expand(g, shape, axis, keepdims):
     """Broadcast a reduced cotangent back to the input's shape."""
-    if not keepdims:
+    # reduced leading axes come back by broadcasting alone (no reshape)
+    if not keepdims and axis is not None and tuple(sorted(axis)) != tuple(range(len(axis))):
         g = xnp.reshape(g, _kept_shape(shape, axis))
     return xnp.broadcast_to(g, shape)
 
