@@ -339,6 +339,44 @@ def test_nested_checkpoints_closing_over_parameters(policy):
                  rtol=1e-12, atol=1e-13)
 
 
+def test_checkpoint_closure_updated_after_the_call():
+    # x[i] = v rebinds the closed-over tracer after the call: the recomputation
+    # must see the value the function saw
+    x0 = np.array([0.3, -0.7, 1.1])
+
+    def f(p, ck):
+        p = p * 1.0
+        y = ck(lambda h: xnp.sin(p * h))(x0)
+        p[0] = 5.0
+        return xnp.sum(y) + xnp.sum(p)
+    assert_close(xgrad.grad(lambda p: f(p, xgrad.checkpoint))(x0),
+                 xgrad.grad(lambda p: f(p, lambda g: g))(x0), rtol=0, atol=0)
+
+
+def test_checkpoint_updating_its_closure_raises():
+    x0 = np.array([0.3, -0.7, 1.1])
+
+    def f(p):
+        p = p * 1.0
+
+        def body(h):
+            p[0] = 2.0
+            return xnp.sin(p * h)
+        return xnp.sum(xgrad.checkpoint(body)(x0)) + xnp.sum(p ** 2)
+    with pytest.raises(TypeError, match="updates a traced value it closes over"):
+        xgrad.grad(f)(x0)
+
+
+def test_grad_intermediates_of_a_checkpoint_output():
+    x0 = np.array([0.3, -0.7, 1.1])
+    W = np.arange(9.0).reshape(3, 3) / 10
+    for ck in (lambda w: xgrad.checkpoint(lambda: xnp.sin(w @ x0))(),
+               lambda w: xgrad.checkpoint(lambda w: xnp.sin(w @ x0))(w)):
+        _, inter = xgrad.debug.grad_intermediates(
+            lambda w: xnp.sum(xgrad.debug.tag(ck(w), "h") ** 2))(W)
+        assert_close(inter["h"], 2 * np.sin(W @ x0))
+
+
 def test_checkpoint_returning_a_closed_over_tracer(jax):
     f = lambda W: xnp.sum(xgrad.checkpoint(lambda h: (W, h * W))(X_NP[0])[0] ** 3)
     assert_close(xgrad.grad(f)(W_NP), 3 * W_NP ** 2)

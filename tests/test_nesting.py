@@ -152,6 +152,7 @@ _GATHER_PATTERNS = {
     "unsorted, negative bounds": lambda x: [x[-4:], x[:2], x[2:5]],
     "overlapping slices": lambda x: [x[0:6], x[4:9]],
     "strided and integer": lambda x: [x[::2], x[3], x[1:4]],
+    "empty reversed slices": lambda x: [x[6:8], x[5:2], x[-1:0], x[0:3]],
     "gathers plus a dense use": lambda x: [x[0:4], x, x[4:9]],
 }
 

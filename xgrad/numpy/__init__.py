@@ -908,6 +908,11 @@ def _setitem(self, idx, value):
     """Functional update: ``x[idx] = v`` rebinds the traced value ``x`` to a
     new value; no buffer is written. NB: a traced slice ``y = x[1:]`` is a
     copy, not a view, so writing into ``y`` does not change ``x``."""
+    if getattr(self._trace, "capture", None) is not None:
+        raise TypeError(
+            "checkpoint: the checkpointed function updates a traced value it closes "
+            "over (x[idx] = v); its recomputation would not see the same value. Pass "
+            "the value as an argument, or update a copy (y = x * 1.0; y[idx] = v)")
     new = _index_set(self, value, _norm_index(idx))
     if isinstance(new, Tracer):
         self.__class__ = type(new)

@@ -39,18 +39,18 @@ def check_diff_input(x, fname, where, holomorphic=None):
                         f"{x.dtype}. For holomorphic differentiation pass holomorphic=True.")
 
 
-def check_tangent(p, t, where):
+def check_tangent(p, t, where, fname="jvp"):
     """A tangent must match its primal's shape and dtype (None: zero)."""
     if t is None or type(t) is Zero:
         return None
-    t = as_primal(t, "jvp", where)
+    t = as_primal(t, fname, where)
     if tuple(t.shape) != tuple(p.shape):
-        raise ValueError(f"jvp: {where} has shape {tuple(t.shape)}, but its primal has "
+        raise ValueError(f"{fname}: {where} has shape {tuple(t.shape)}, but its primal has "
                          f"shape {tuple(p.shape)}; tangents must match their primals")
     if not is_inexact(p.dtype):
         return None                       # integer inputs have no tangent
     if t.dtype != p.dtype:
-        raise TypeError(f"jvp: {where} has dtype {t.dtype}, but its primal has dtype "
+        raise TypeError(f"{fname}: {where} has dtype {t.dtype}, but its primal has dtype "
                         f"{p.dtype}; tangents must match their primals")
     return t
 

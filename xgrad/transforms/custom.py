@@ -494,11 +494,12 @@ class _RematSpec(_Spec):
                 o_flat = bind(checkpoint_call_p, *primals, spec=self)
             for i, o in enumerate(o_flat):        # fun returned a closed-over tracer
                 if isinstance(o, Tracer) and o._trace is trace:
-                    trace.capture[id(o)] = o
+                    trace.capture.setdefault(id(o), (o, o.primal, o.aux))
                     o_flat[i] = o.primal
         finally:
-            captured, trace.capture = list(trace.capture.values()), prev
-        cap_nodes = [c.aux for c in captured]
+            seen, trace.capture = list(trace.capture.values()), prev
+        captured = [(c, value) for c, value, _ in seen]
+        cap_nodes = [node for _, _, node in seen]
         if not captured and all(nd is None for nd in nodes):
             return o_flat                           # nothing of this trace flows in
         if captured:
@@ -573,7 +574,14 @@ def _batched(impl, flat, axes, size, store):
 
 
 def _touches(outs, trace):
-    return any(isinstance(o, Tracer) and o._trace is trace for o in outs)
+    """Some output is (or holds, under tracers of other transforms, such as
+    linearize's staged tangents) a tracer of ``trace``."""
+    for o in outs:
+        while isinstance(o, Tracer):
+            if o._trace is trace:
+                return True
+            o = o.primal
+    return False
 
 
 def checkpoint_sequential(fns, segments):

@@ -65,6 +65,19 @@ def _is_array(x):
     return hasattr(x, "shape") and hasattr(x, "dtype")
 
 
+def _live(eqns, out_vars):
+    """The equations the outputs depend on (a call primitive may have been
+    staged and then redone inline by its rule: its equation is dead)."""
+    live = {v for v in out_vars if v is not None}
+    kept = []
+    for eqn in reversed(eqns):
+        outs = eqn[3] if type(eqn[3]) is tuple else (eqn[3],)
+        if any(o in live for o in outs if o is not None):
+            kept.append(eqn)
+            live.update(x for is_var, x in eqn[1] if is_var)
+    return kept[::-1]
+
+
 def _replay(eqns, n, in_vars, tangents):
     env = [None] * n
     for v, t in zip(in_vars, tangents):
@@ -109,7 +122,7 @@ def linearize(fun, *primals):
         # input tangents at all (None: zero)
         out_vars = [t.aux if isinstance(t, _StagedTracer) and t._trace is st else None
                     for t in t_outs]
-    eqns, n = st.eqns, st.n
+    eqns, n = _live(st.eqns, out_vars), st.n
     out_tree = store["tree"]
     outs = [instantiate(o) for o in outs]
 
@@ -121,7 +134,7 @@ def linearize(fun, *primals):
         if t_tree != in_tree:
             raise ValueError(f"f_jvp: the tangents have structure {t_tree}, but the primals "
                              f"have {in_tree}")
-        t_flat = [check_tangent(p, t, f"tangents{_tree.path_str(in_tree, i)}")
+        t_flat = [check_tangent(p, t, f"tangents{_tree.path_str(in_tree, i)}", "f_jvp")
                   for i, (p, t) in enumerate(zip(flat, t_flat))]
         t_flat = [xnp.zeros_like(p) if t is None and v is not None else t
                   for p, t, v in zip(flat, t_flat, in_vars)]

@@ -93,7 +93,8 @@ class VJPTrace(Trace):
         for a in args:
             if isinstance(a, Tracer):
                 if a._trace is self:
-                    self.capture[id(a)] = a
+                    if id(a) not in self.capture:     # as the function first saw it
+                        self.capture[id(a)] = (a, a.primal, a.aux)
                     a = a.primal
                 else:
                     self.check_lower(a._trace, prim)
@@ -250,7 +251,8 @@ class Scattered:
             if type(idx) is not slice or idx.step not in (None, 1):
                 return None
             start, stop, _ = idx.indices(n)
-            if tuple(g.shape) != (max(stop - start, 0),) + rest:
+            stop = max(stop, start)            # x[5:2] is empty
+            if tuple(g.shape) != (stop - start,) + rest:
                 return None
             pieces.append((start, stop, g))
         pieces.sort(key=lambda p: p[0])
@@ -306,8 +308,8 @@ def backward_pass(tape, n, seeds, consume, keep=(), sites=None):
                 gs = [_dense(cts[o]) for o in out]
                 if all(g is None for g in gs):
                     continue
-                for o in out:
-                    cts[o] = None
+                for o, g in zip(out, gs):
+                    cts[o] = g if keep and o in keep else None
                 for node, c in entries(gs):
                     if c is not None and checker is not None:
                         checker.check(_CALL_RESULT, (), c)   # user bwd code on plain arrays
@@ -350,25 +352,29 @@ def backward_pass(tape, n, seeds, consume, keep=(), sites=None):
 def vjp_flat(f_flat, primals, captured=()):
     """Trace ``f_flat`` on flat ``primals``; returns (outs, out_nodes, in_nodes, trace).
 
-    ``captured``: tracers (of a finished trace) that ``f_flat`` closes over; while
-    it runs, each is rebound in place to a fresh input of this trace (their
-    nodes follow the primals' in ``in_nodes``), then restored."""
+    ``captured``: ``(tracer, value)`` pairs, tracers (of a finished trace) that
+    ``f_flat`` closes over and the value each had when it was captured; while
+    ``f_flat`` runs, each is rebound in place to a fresh input of this trace
+    holding that value (their nodes follow the primals' in ``in_nodes``), then
+    restored."""
     with new_main(VJPTrace) as trace:
         ins = [trace.new_input(p) if is_inexact(p.dtype) else p for p in primals]
         # read the nodes now: `x[i] = v` inside f_flat rebinds the tracer objects
         in_nodes = [x.aux if isinstance(x, VJPTracer) else None for x in ins]
-        saved = [(c._trace, c.aux) for c in captured]
-        for c in captured:
+        saved = [(c.__class__, c._trace, c.primal, c.aux) for c, _ in captured]
+        for c, value in captured:
             node = trace.n
             trace.n = node + 1
-            c._trace, c.aux = trace, node
+            c.__class__ = VJPTracer
+            c._trace, c.primal, c.aux = trace, value, node
             in_nodes.append(node)
         try:
             outs = f_flat(*ins)
             pairs = [lower_out(trace, o) for o in outs]
         finally:
-            for c, (t, a) in zip(captured, saved):
-                c._trace, c.aux = t, a
+            for (c, _), (cls, t, p, a) in zip(captured, saved):
+                c.__class__ = cls
+                c._trace, c.primal, c.aux = t, p, a
     return [p for p, _ in pairs], [nd for _, nd in pairs], in_nodes, trace
 
 
