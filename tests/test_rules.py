@@ -36,7 +36,7 @@ import pytest
 import xgrad
 import xgrad.numpy as xnp
 from xgrad.core import RULES
-from helpers import from_np, to_np
+from helpers import mm_flags, from_np, to_np
 
 F32, F64 = "float32", "float64"
 DTYPES = (F32, F64)
@@ -350,10 +350,20 @@ _MATMUL_SHAPES = [((4,), (4,)), ((3, 4), (4,)), ((4,), (4, 5)), ((3, 4), (4, 5))
                   ((4,), (2, 4, 5)), ((2, 3, 4), (4,)), ((1, 3, 4), (2, 4, 5))]
 
 
+_MATMUL_FLAG_SHAPES = [((4, 3), (4, 5), True, False), ((3, 4), (5, 4), False, True),
+                       ((4, 3), (5, 4), True, True), ((2, 4, 3), (4, 5), True, False),
+                       ((3, 4), (2, 5, 4), False, True), ((4,), (5, 4), False, True),
+                       ((4, 3), (4,), True, False), ((4,), (2, 5, 4), False, True),
+                       ((2, 4, 3), (4,), True, False)]
+
+
 def _linalg_cases():
     out = []
     for a, b in _MATMUL_SHAPES:
         out.append(C(f"matmul[{a}@{b}]", "matmul", lambda ns, c, x, y: ns.matmul(x, y), a, b))
+    for a, b, ta, tb in _MATMUL_FLAG_SHAPES:
+        out.append(C(f"matmul[{a}@{b},ta={ta},tb={tb}]", "matmul",
+                     (lambda ta, tb: lambda ns, c, x, y: mm_flags(ns, x, y, ta, tb))(ta, tb), a, b))
     out += [
         C("matmul[operator]", "matmul", lambda ns, c, x, y: x @ y, (3, 4), (4, 2)),
         C("matmul[x@x.mT]", "matmul", lambda ns, c, x: ns.matmul(x, x.mT), (3, 4)),

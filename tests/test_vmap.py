@@ -16,7 +16,7 @@ import pytest
 import xgrad
 import xgrad.numpy as xnp
 from xgrad.core import RULES, bind
-from helpers import assert_close, from_np, to_np
+from helpers import mm_flags, assert_close, from_np, to_np
 
 try:
     import jax
@@ -259,6 +259,14 @@ for _s1, _s2 in (((3, 4), (4,)), ((4,), (4, 5)), ((3, 4), (4, 5)), ((4,), (4,)),
                  ((2, 3, 4), (2, 4, 5)), ((3, 4), (2, 4, 5)), ((4,), (2, 4, 5)), ((2, 3, 4), (4,)),
                  ((1, 3, 4), (2, 4, 5)), ((3, 4), (4, 1)), ((1, 4), (4, 5))):
     case("matmul", lambda ns, x, y: ns.matmul(x, y), Arg(_s1), Arg(_s2), id=f"{_s1}@{_s2}")
+
+
+for _s1, _s2, _ta, _tb in (((4, 3), (4, 5), True, False), ((3, 4), (5, 4), False, True),
+                           ((4, 3), (5, 4), True, True), ((2, 4, 3), (4, 5), True, False),
+                           ((3, 4), (2, 5, 4), False, True), ((4,), (5, 4), False, True),
+                           ((4, 3), (4,), True, False), ((2, 4, 3), (2, 5, 4), True, True)):
+    case("matmul", (lambda ta, tb: lambda ns, x, y: mm_flags(ns, x, y, ta, tb))(_ta, _tb),
+         Arg(_s1), Arg(_s2), id=f"{_s1}@{_s2} ta={_ta} tb={_tb}")
 
 
 # ----- indexing -----

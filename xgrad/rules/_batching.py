@@ -289,32 +289,46 @@ def matmul_rule(prim):
     product: ``vmap`` of ``A @ x`` over vectors ``x`` is ``A @ X``, one
     matrix-matrix product. Otherwise both batch axes go in front and the
     stack dimensions are padded so that they line up."""
-    def rule(vals, bdims):
+    def rule(vals, bdims, ta=False, tb=False):
         (x, y), (bx, by) = vals, bdims
         xv = x.ndim - (bx is not None)        # per-example ranks
         yv = y.ndim - (by is not None)
+        if ta:                                # transpose flags become transposes,
+            x = _example_mT(x, bx)            # except an unbatched right matrix's
+        if tb and not (by is None and yv == 2):
+            y, tb = _example_mT(y, by), False
         if by is None and yv <= 2:
-            return _matmul_batched_left(x, bx, xv, y, yv)
+            return _matmul_batched_left(prim, x, bx, xv, y, yv, tb)
         if bx is None and yv <= 2:
             return _matmul_batched_right(x, xv, y, by, yv)
         return _matmul_general(x, bx, xv, y, by, yv)
     return rule
 
 
-def _matmul_batched_left(x, bx, xv, y, yv):
-    """x batched, y an unbatched vector or matrix: every axis of x but the
-    last is a row of one product."""
+def _example_mT(v, b):
+    """``v`` with the last two axes of each example swapped (a view)."""
+    if b is None:
+        return xnp.matrix_transpose(v)
+    perm = list(range(v.ndim))
+    i, j = [a for a in perm if a != b][-2:]
+    perm[i], perm[j] = j, i
+    return xnp.permute_dims(v, tuple(perm))
+
+
+def _matmul_batched_left(prim, x, bx, xv, y, yv, tb):
+    """x batched, y an unbatched vector or matrix (transposed with ``tb``):
+    every axis of x but the last is a row of one product."""
     if bx == x.ndim - 1:                      # batch on the contracted axis
         if xv == 1:
             x, bx = xnp.permute_dims(x, (1, 0)), 0     # a transposed view
         else:
             x, bx = move_to_front(x, bx), 0
     lead = tuple(x.shape[:-1])
-    tail = tuple(y.shape[1:]) if yv == 2 else ()
+    tail = ((y.shape[0] if tb else y.shape[1]),) if yv == 2 else ()
     if len(lead) > 1:
-        out = xnp.matmul(xnp.reshape(x, (math.prod(lead), x.shape[-1])), y)
+        out = bind(prim, xnp.reshape(x, (math.prod(lead), x.shape[-1])), y, tb=tb)
         return xnp.reshape(out, lead + tail), bx
-    return xnp.matmul(x, y), bx
+    return bind(prim, x, y, tb=tb), bx
 
 
 def _matmul_batched_right(x, xv, y, by, yv):
