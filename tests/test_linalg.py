@@ -22,7 +22,7 @@ import pytest
 
 import xgrad
 import xgrad.numpy as xnp
-from helpers import from_np, to_np
+from helpers import assert_close, from_np, to_np
 
 F32, F64 = "float32", "float64"
 # against JAX (scaled by max(1, max|expected|))
@@ -542,12 +542,39 @@ def test_errors():
                   (rng.normal(size=(4, 3)),))
     c = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
     with pytest.raises(NotImplementedError, match="complex"):
-        xgrad.jvp(L.inv, (c,), (c,))
+        xgrad.jvp(L.cholesky, (c @ c.conj().T + 3 * np.eye(3),), (c,))
     # values of complex inputs work
     np.testing.assert_allclose(L.inv(c), np.linalg.inv(c))
     h = c @ c.conj().T + 3 * np.eye(3)
     np.testing.assert_allclose(L.eigh(h).eigenvalues, np.linalg.eigvalsh(h))
     np.testing.assert_allclose(L.cholesky(h, upper=True), np.linalg.cholesky(h).conj().T)
+
+
+@pytest.mark.parametrize("name", ["inv", "det", "solve_a", "solve_b"])
+def test_holomorphic_linalg_of_complex_inputs_vs_jax(jax, name):
+    # inv, det and solve are holomorphic: the real rules hold with plain
+    # transposes (JAX's convention); det's adjugate conjugates its SVD factors
+    jnp = jax.numpy
+    rng = np.random.default_rng(3)
+    cplx = lambda *s: rng.normal(size=s) + 1j * rng.normal(size=s)     # noqa: E731
+    A, B, T = cplx(3, 3) + 2 * np.eye(3), cplx(3, 2), cplx(3, 3)
+    f, jf, x, t = {
+        "inv": (xnp.linalg.inv, jnp.linalg.inv, A, T),
+        "det": (xnp.linalg.det, jnp.linalg.det, A, T),
+        "solve_a": (lambda a: xnp.linalg.solve(a, B), lambda a: jnp.linalg.solve(a, B), A, T),
+        "solve_b": (lambda b: xnp.linalg.solve(A, b), lambda b: jnp.linalg.solve(A, b), B, B[::-1]),
+    }[name]
+    assert_close(xgrad.jvp(f, (x,), (t,))[1], jax.jvp(jf, (x,), (t,))[1], rtol=1e-12, atol=1e-13)
+    g = np.asarray(jf(x)) * (0.5 - 1j)
+    assert_close(xgrad.vjp(f, x)[1](g)[0], jax.vjp(jf, x)[1](g)[0], rtol=1e-12, atol=1e-13)
+    loss = lambda x: xnp.sum(xnp.abs(f(x)) ** 2)          # noqa: E731
+    jloss = lambda x: jnp.sum(jnp.abs(jf(x)) ** 2)        # noqa: E731
+    assert_close(xgrad.grad(loss)(x), jax.grad(jloss)(x), rtol=1e-12, atol=1e-13)
+    h = lambda x: xnp.sum(f(x))                            # noqa: E731
+    jh = lambda x: jnp.sum(jf(x))                          # noqa: E731
+    assert_close(xgrad.jacfwd(xgrad.jacrev(h, holomorphic=True), holomorphic=True)(x),
+                 jax.jacfwd(jax.jacrev(jh, holomorphic=True), holomorphic=True)(x),
+                 rtol=1e-11, atol=1e-12)
 
 
 def test_eigh_and_svd_degenerate_are_documented():

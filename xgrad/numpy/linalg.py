@@ -20,7 +20,8 @@ Conventions where the derivative is a choice (NB: some differ from JAX):
 - ``det``'s gradient is the adjugate, finite at singular matrices.
 - ``vector_norm(ord=2)`` has gradient 0 at 0 (NB: JAX's gives nan).
 - ``pinv``'s derivative holds where the rank is locally constant.
-- Derivatives are for real inputs; complex inputs get values only.
+- Derivatives are for real inputs, except solve, inv and det (holomorphic: complex
+  inputs differentiate as in JAX); other complex inputs get values only.
 """
 from __future__ import annotations
 

@@ -9,9 +9,10 @@ Rule bodies use xgrad operations only (``_solve``, ``xnp.matmul``, ...), so
 every derivative is differentiable again: second order comes out in every
 mode combination.
 
-Solves, never explicit inverses, apply ``A^-1`` inside rules. Derivatives
-are for real inputs (complex inputs get values, and a clear error when
-differentiated). The decompositions' derivatives are valid where they are
+Solves, never explicit inverses, apply ``A^-1`` inside rules. The
+holomorphic rows (solve, inv, det) differentiate complex inputs too, with
+JAX's convention (plain transposes); the others are for real inputs
+(complex inputs get values, and a clear error when differentiated). The decompositions' derivatives are valid where they are
 defined: eigenvalues / singular values distinct (and, for non-square SVD,
 nonzero); they are infinite where they are not.
 
@@ -210,22 +211,18 @@ def _solve(a, b):
 
 
 def _solve_vjp_a(ans, a, b):
-    _real_only("solve", a)
     return lambda g: xnp.negative(_mm(_solve(_mT(a), g), _mT(ans)))
 
 
 def _solve_vjp_b(ans, a, b):
-    _real_only("solve", a)
     return lambda g: _solve(_mT(a), g)
 
 
 def _solve_jvp_a(a_dot, ans, a, b):
-    _real_only("solve", a)
     return xnp.negative(_solve(a, _mm(a_dot, ans)))
 
 
 def _solve_jvp_b(b_dot, ans, a, b):
-    _real_only("solve", a)
     return _solve(a, b_dot)
 
 
@@ -237,13 +234,11 @@ solve_p = defprim(
 
 
 def _inv_vjp(ans, a):
-    _real_only("inv", a)
     ans_t = _mT(ans)
     return lambda g: xnp.negative(_mm(_mm(ans_t, g), ans_t))
 
 
 def _inv_jvp(a_dot, ans, a):
-    _real_only("inv", a)
     return xnp.negative(_mm(_mm(ans, a_dot), ans))
 
 
@@ -264,8 +259,10 @@ def _adjugate_impl(xp, a):
     one = xp.ones((), dtype=s.dtype, device=_dev(a))
     others = xp.prod(xp.where(eye, one, s[..., None, :]), axis=-1)   # prod_{j != i} s_j
     c = xp.linalg.det(u) * xp.linalg.det(vh)
-    vt = xp.matrix_transpose(vh)
-    adj = xp.matmul(vt * others[..., None, :], xp.matrix_transpose(u))
+    vt, ut = xp.matrix_transpose(vh), xp.matrix_transpose(u)
+    if is_complex(a.dtype):                # A = U S V^H: conjugate transposes
+        vt, ut = xp.conj(vt), xp.conj(ut)
+    adj = xp.matmul(vt * others[..., None, :], ut)
     return adj * xp.reshape(c, tuple(c.shape) + (1, 1))
 
 
@@ -298,12 +295,10 @@ def _adjugate(a):
 
 
 def _det_jvp(a_dot, ans, a):
-    _real_only("det", a)
     return xnp.sum(xnp.multiply(_mT(_adjugate(a)), a_dot), axis=(-2, -1))
 
 
 def _det_vjp(ans, a):
-    _real_only("det", a)
     adj_t = _mT(_adjugate(a))
     return lambda g: _scale(g, adj_t)
 
