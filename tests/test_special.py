@@ -585,6 +585,34 @@ def test_entr_rel_entr_conventions(xp, jax):
     np.testing.assert_allclose(to_np(gq), ref[1][1], rtol=1e-14)
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered", "ignore:divide by zero")
+@pytest.mark.parametrize("axis, keepdims", [(1, False), (None, False), (0, True)])
+def test_logsumexp_where_vs_jax(xp, jax, axis, keepdims):
+    import jax.numpy as jnp
+    import jax.scipy.special as jsp
+    a = np.arange(12.0).reshape(3, 4) / 5 - 1.0
+    m = np.array([[1, 0, 1, 1], [0, 0, 0, 0], [1, 1, 0, 1]], dtype=bool)   # row 1: empty sum
+    b = np.linspace(-1.0, 2.0, 12).reshape(3, 4)
+
+    def f(mod, ns, w, mask):
+        def loss(x):
+            out = mod.logsumexp(x, axis=axis, keepdims=keepdims, b=w, where=mask)
+            return ns.sum(ns.where(ns.isfinite(out), out, 0.0))
+        return loss
+    for w in (None, b):
+        key = f"lse-where-{axis}-{keepdims}-{w is None}"
+        ref = _jax_once(key, lambda: (
+            np.asarray(jsp.logsumexp(a, axis=axis, keepdims=keepdims, b=w, where=m)),
+            np.asarray(jax.grad(f(jsp, jnp, w, m))(a))))
+        A = from_np(xp, a)
+        W = None if w is None else from_np(xp, w)
+        M = from_np(xp, m)
+        got = xsp.logsumexp(A, axis=axis, keepdims=keepdims, b=W, where=M)
+        np.testing.assert_allclose(to_np(got), ref[0], rtol=1e-14)
+        np.testing.assert_allclose(to_np(xgrad.grad(f(xsp, xnp, W, M))(A)), ref[1], rtol=1e-13,
+                                   atol=1e-15)
+
+
 def test_logsumexp_weights_and_sign(xp, jax):
     import jax.numpy as jnp
     import jax.scipy.special as jsp

@@ -141,7 +141,7 @@ _lse_p, _softmax_p = RULES["logsumexp"], RULES["softmax"]
 _log_softmax_p, _stop_p = RULES["log_softmax"], RULES["stop_gradient"]
 
 
-def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
     """``log(sum(b * exp(a)))`` over ``axis``, computed without overflow.
 
     Without ``b`` it is one primitive whose derivative is ``softmax(a)``:
@@ -157,11 +157,16 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
       keepdims: keep the reduced axes with size 1.
       return_sign: also return the sign of the sum (then ``out`` is
         ``log|sum|``).
+      where: optional boolean mask, broadcast against ``a``: only the
+        entries where it is True are summed (as ``jax.scipy.special``); the
+        others get derivative 0, and an empty sum gives ``-inf``.
 
     Returns:
       ``out``, or ``(out, sign)`` with ``return_sign``.
     """
     a = _float(a)
+    if where is not None:                 # masked entries drop out of the sum
+        a = _xnp.where(where, a, -math.inf)
     if b is None:
         out = bind(_lse_p, a, axis=_xnp._norm_axis(axis, _xnp._ndim(a)), keepdims=keepdims)
         if not return_sign:
