@@ -8,6 +8,9 @@
 2. ``vmap(hessian(g))`` of a small function over 256 points against a loop
    over the points (each Hessian from a loop over basis vectors with
    ``jvp(grad(g))``) and against a loop over points calling ``hessian``.
+3. Repeated Hessian-vector products at one point (the inner loop of
+   Newton-CG): ``linearize(grad(f), x)`` once, then its ``f_jvp`` on 20
+   vectors, against 20 calls of ``hvp(f, (x,), (v,))``.
 
 Every loop version computes the same numbers (checked); the figures printed
 are medians over repeats, and the speed-up of the vmap version.
@@ -114,7 +117,7 @@ def batched_loop_hessian(X):
     return np.stack([h(x) for x in X])
 
 
-def report(title, rows, repeat):
+def report(title, rows, repeat, label="vmap"):
     print(title)
     base = None
     results = []
@@ -123,7 +126,7 @@ def report(title, rows, repeat):
         results.append((name, t))
         base = t if base is None else base
     for name, t in results:
-        extra = "" if t == base else f"   (vmap is {t / base:5.1f}x faster)"
+        extra = "" if t == base else f"   ({label} is {t / base:5.1f}x faster)"
         print(f"  {name:<44s} {t * 1e3:9.2f} ms{extra}")
     print()
     return results
@@ -168,6 +171,17 @@ def main():
         ("loop over points and basis: jvp(grad(g))", lambda: batched_loop_basis(X)),
         ("loop over points of hessian(g)", lambda: batched_loop_hessian(X)),
     ], repeat)
+    V = rng.normal(size=(20, 200))
+
+    def hvps_linearized():
+        _, f_hvp = xgrad.linearize(xgrad.grad(f), x)
+        return [f_hvp(v) for v in V]
+    err = max(np.max(np.abs(a - H @ v)) for a, v in zip(hvps_linearized(), V))
+    assert err < 1e-10, err
+    report(f"20 Hessian-vector products at one x (max |difference| {err:.1e})", [
+        ("linearize(grad(f)) once, then 20 f_jvp(v)", hvps_linearized),
+        ("20 hvp(f, (x,), (v,))", lambda: [xgrad.hvp(f, (x,), (v,)) for v in V]),
+    ], repeat, label="linearize")
     s1 = r1[1][1] / r1[0][1]
     s2 = r2[1][1] / r2[0][1]
     print(f"speed-up over the basis-vector loops: {s1:.1f}x (one Hessian), {s2:.1f}x (256 Hessians); "
