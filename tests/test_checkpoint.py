@@ -461,6 +461,21 @@ def test_policy_dots_skips_matmul_recomputation(policy, expected):
     assert_close(g, f_vjp(np.asarray(1.0))[0])
 
 
+@pytest.mark.parametrize("policy", POLICIES)
+def test_dots_with_a_product_of_constants_inside(policy):
+    # a product that involves no input is computed (and saved) in both runs:
+    # the products replayed in the recomputation must stay in step
+    C = np.array([[1.0, 2.0], [3.0, 4.0]])
+    D = np.array([[0.0, 1.0], [1.0, 0.0]])
+
+    def layer(x):
+        return xnp.tanh(xnp.matmul(x, xnp.matmul(C, D)) @ W_NP[:2, :2])
+    x = X_NP[:2, :2]
+    plain = xgrad.grad(lambda x: xnp.sum(layer(layer(x)) ** 2))(x)
+    ck = xgrad.checkpoint(layer, policy=policy)
+    assert_close(xgrad.grad(lambda x: xnp.sum(ck(ck(x)) ** 2))(x), plain, rtol=0, atol=0)
+
+
 def test_checkpoint_does_not_keep_internals_until_backward():
     # weakref to an intermediate made inside the checkpointed function during the
     # forward pass: with checkpoint it is gone when the backward pass starts;

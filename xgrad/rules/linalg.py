@@ -63,9 +63,17 @@ def _matmul_vjp_y(ans, x, y, *, ta=False, tb=False):
     return vjp
 
 
-# ----- checkpoint policy "dots": matmul results saved in the forward pass
-# (transforms/custom.py) are replayed in the recomputation -----
+# ----- checkpoint policy "dots": every product computed in the forward run
+# of a checkpointed function is saved (transforms/custom.py) and handed back,
+# in order, to the recomputation; both sides work at the level of the
+# implementation, so products of constants line up too. A product is reused
+# only if its operands have the same shapes and flags. -----
 _dots = threading.local()
+
+
+@contextmanager
+def saving(saved):
+    yield from _mode(("save", saved))
 
 
 @contextmanager
@@ -88,20 +96,26 @@ def _mode(mode):
 
 
 def _matmul_impl(xp, x, y, ta=False, tb=False):
+    mode = getattr(_dots, "mode", None)
+    if mode is not None:
+        saved = mode[1]
+        key = (tuple(x.shape), tuple(y.shape), ta, tb)
+        if mode[0] == "replay":
+            if saved.i < len(saved.values) and saved.values[saved.i][0] == key:
+                saved.i += 1
+                return saved.values[saved.i - 1][1]
+        else:
+            r = _matmul_impl_plain(xp, x, y, ta, tb)
+            saved.values.append((key, r))
+            return r
+    return _matmul_impl_plain(xp, x, y, ta, tb)
+
+
+def _matmul_impl_plain(xp, x, y, ta, tb):
     if ta:
         x = xp.matrix_transpose(x)
     if tb:
         y = xp.matrix_transpose(y)
-    mode = getattr(_dots, "mode", None)
-    if mode is None:
-        return xp.matmul(x, y)
-    saved = mode[1]
-    if saved.i < len(saved.values):
-        r = saved.values[saved.i]
-        saved.i += 1
-        if r.shape == xp.broadcast_shapes(x.shape[:-2], y.shape[:-2]) + x.shape[-2:-1] + y.shape[-1:] \
-                or x.ndim < 2 or y.ndim < 2:
-            return r
     return xp.matmul(x, y)
 
 

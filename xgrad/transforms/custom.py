@@ -621,22 +621,18 @@ class _SavedDots:
 
 
 class _SaveTrace(Trace):
-    """Forward pass of a "dots" checkpoint: every operation goes through
-    ``bind`` (plain arrays would bypass it), and matmul results are kept."""
+    """Forward run of a "dots" checkpoint: the inputs are tracers of this
+    trace so that every operation of the function goes through ``bind``, as
+    in the recomputation (plain arrays would use their own operators); the
+    products themselves are saved by matmul's implementation."""
 
-    __slots__ = ("saved",)
-
-    def __init__(self, level, saved):
-        Trace.__init__(self, level)
-        self.saved = saved
+    __slots__ = ()
 
     def process_primitive(self, prim, args, params):
         vals, _, _ = self.lower(args, prim)
         out = prim.bind(*vals, **params)
         if prim.is_call:
             return [_SaveTracer(self, o, None) for o in out]
-        if prim.name == "matmul":
-            self.saved.values.append(out)
         return _SaveTracer(self, out, None)
 
 
@@ -645,7 +641,8 @@ class _SaveTracer(Tracer):
 
 
 def _run_saving_dots(spec, primals, saved):
-    with new_main(_SaveTrace, saved) as trace:
+    from ..rules import linalg
+    with new_main(_SaveTrace) as trace, linalg.saving(saved):
         outs = spec.impl([_SaveTracer(trace, p, None) for p in primals])
         return [o.primal if isinstance(o, Tracer) and o._trace is trace else o for o in outs]
 
