@@ -12,9 +12,10 @@ mode combination.
 Solves, never explicit inverses, apply ``A^-1`` inside rules. The
 holomorphic rows (solve, inv, det) differentiate complex inputs too, with
 JAX's convention (plain transposes); the others are for real inputs
-(complex inputs get values, and a clear error when differentiated). The decompositions' derivatives are valid where they are
-defined: eigenvalues / singular values distinct (and, for non-square SVD,
-nonzero); they are infinite where they are not.
+(complex inputs get values, and a clear error when differentiated). The
+decompositions' derivatives are valid where they are defined: eigenvalues /
+singular values distinct (and, for non-square SVD, nonzero); they are
+infinite where they are not.
 
 Several outputs. The engine binds single-output primitives, so a
 decomposition with several outputs (eigh, qr, svd, slogdet) is one *packed*
