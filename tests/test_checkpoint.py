@@ -476,6 +476,26 @@ def test_dots_with_a_product_of_constants_inside(policy):
     assert_close(xgrad.grad(lambda x: xnp.sum(ck(ck(x)) ** 2))(x), plain, rtol=0, atol=0)
 
 
+def test_dots_with_nested_calls_inside():
+    # a nested dots checkpoint and a custom_vjp inside a dots checkpoint: the
+    # products of nested calls are neither saved nor replayed by the outer one
+    rng = np.random.default_rng(5)
+    W, x0 = rng.standard_normal((3, 3)), rng.standard_normal((4, 3))
+    cv = xgrad.custom_vjp(lambda a, b: xnp.matmul(a, b))
+    cv.defvjp(lambda a, b: (xnp.matmul(xnp.matmul(b, b.T), b.T @ b)[:0].sum() + xnp.matmul(a, b),
+                            (a, b)),
+              lambda r, g: (xnp.matmul(g, r[1].T), xnp.matmul(r[0].T, g)))
+
+    def layer(x, w):
+        h = xgrad.checkpoint(lambda a, b: xnp.sin(xnp.matmul(a, b)), policy="dots")(x, w)
+        return xnp.sin(cv(xnp.tanh(h), w))
+    grads = [xgrad.grad(lambda x, w: xnp.sum(xgrad.checkpoint(layer, policy=p)(x, w) ** 2),
+                        argnums=1)(x0, W) for p in (None, "dots")]
+    plain = xgrad.grad(lambda x, w: xnp.sum(layer(x, w) ** 2), argnums=1)(x0, W)
+    assert_close(grads[0], plain, rtol=1e-13, atol=1e-14)
+    assert_close(grads[1], plain, rtol=1e-13, atol=1e-14)
+
+
 def test_checkpoint_does_not_keep_internals_until_backward():
     # weakref to an intermediate made inside the checkpointed function during the
     # forward pass: with checkpoint it is gone when the backward pass starts;

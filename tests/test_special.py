@@ -611,6 +611,15 @@ def test_logsumexp_where_vs_jax(xp, jax, axis, keepdims):
         np.testing.assert_allclose(to_np(got), ref[0], rtol=1e-14)
         np.testing.assert_allclose(to_np(xgrad.grad(f(xsp, xnp, W, M))(A)), ref[1], rtol=1e-13,
                                    atol=1e-15)
+    # the weights' gradient: 0 at masked entries, also in an empty row (not nan)
+    def fb(mod, ns, mask, aa):
+        def loss(w):
+            out = mod.logsumexp(aa, axis=axis, keepdims=keepdims, b=w, where=mask)
+            return ns.sum(ns.where(ns.isfinite(out), out, 0.0))
+        return loss
+    ref_b = _jax_once(f"lse-where-b-{axis}-{keepdims}", lambda: np.asarray(jax.grad(fb(jsp, jnp, m, a))(b)))
+    got_b = to_np(xgrad.grad(fb(xsp, xnp, from_np(xp, m), from_np(xp, a)))(from_np(xp, b)))
+    np.testing.assert_allclose(got_b, ref_b, rtol=1e-13, atol=1e-15)
 
 
 def test_logsumexp_weights_and_sign(xp, jax):

@@ -167,6 +167,8 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     a = _float(a)
     if where is not None:                 # masked entries drop out of the sum
         a = _xnp.where(where, a, -math.inf)
+        if b is not None:
+            b = _xnp.where(where, b, 0.0)
     if b is None:
         out = bind(_lse_p, a, axis=_xnp._norm_axis(axis, _xnp._ndim(a)), keepdims=keepdims)
         if not return_sign:

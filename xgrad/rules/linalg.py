@@ -77,6 +77,21 @@ def saving(saved):
 
 
 @contextmanager
+def suspended():
+    """No saving or replaying inside a call primitive (a nested checkpoint,
+    a custom rule): its products are not the same in the two runs."""
+    prev = getattr(_dots, "mode", None)
+    if prev is None:
+        yield
+        return
+    _dots.mode = None
+    try:
+        yield
+    finally:
+        _dots.mode = prev
+
+
+@contextmanager
 def replaying(saved):
     yield from _mode(("replay", saved) if saved is not None else None)
 

@@ -630,10 +630,12 @@ class _SaveTrace(Trace):
 
     def process_primitive(self, prim, args, params):
         vals, _, _ = self.lower(args, prim)
-        out = prim.bind(*vals, **params)
         if prim.is_call:
+            from ..rules import linalg
+            with linalg.suspended():
+                out = prim.bind(*vals, **params)
             return [_SaveTracer(self, o, None) for o in out]
-        return _SaveTracer(self, out, None)
+        return _SaveTracer(self, prim.bind(*vals, **params), None)
 
 
 class _SaveTracer(Tracer):

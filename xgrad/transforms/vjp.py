@@ -31,6 +31,11 @@ __all__ = ["VJPTrace", "VJPTracer", "vjp", "grad", "value_and_grad",
 _ns_get = _type_namespaces.get     # type -> backend (tracer types are never in it)
 
 
+def _dots_suspended():
+    from ..rules.linalg import suspended
+    return suspended()
+
+
 class VJPTracer(Tracer):
     __slots__ = ()
 
@@ -130,7 +135,8 @@ class VJPTrace(Trace):
             else:
                 xp = ns
         if prim.is_call:
-            return params["spec"].vjp(self, primals, nodes)
+            with _dots_suspended():     # a "dots" replay skips nested calls
+                return params["spec"].vjp(self, primals, nodes)
         if xp:
             ans = prim.impl(xp, *primals, **params)
             if _core._checker is not None:
