@@ -116,3 +116,13 @@ def test_no_mutation_of_caller_arrays(rng):
     assert np.array_equal(x, x0)
     expected = np.concatenate([np.zeros((1, 3)), 8 * x0[1:2], 2 * x0[2:]])
     np.testing.assert_allclose(g, expected)
+
+
+def test_tensordot_contracted_sizes_must_match():
+    # the products of the sizes match here (6 == 6), the sizes do not
+    with pytest.raises(ValueError, match="axis 1 of x1 has size 2 but axis 0 of x2 has size 3"):
+        xnp.tensordot(np.ones((3, 2, 3)), np.ones((3, 2, 4)), axes=2)
+    with pytest.raises(ValueError, match="names 2 axes of x1 but 1 of x2"):
+        xnp.tensordot(np.ones((2, 3)), np.ones((3, 2)), axes=((0, 1), (1,)))
+    out = xnp.tensordot(np.ones((2, 3, 4)), np.ones((4, 3, 5)), axes=((1, 2), (1, 0)))
+    np.testing.assert_allclose(out, np.full((2, 5), 12.0))

@@ -531,6 +531,13 @@ def tensordot(x1, x2, /, *, axes=2):
         a1, a2 = (tuple(a) if isinstance(a, (tuple, list)) else (a,) for a in axes)
         a1 = tuple(a % n1 for a in a1)
         a2 = tuple(a % n2 for a in a2)
+    if builtins.len(a1) != builtins.len(a2):
+        raise ValueError(f"tensordot: axes={axes!r} names {builtins.len(a1)} axes of x1 but "
+                         f"{builtins.len(a2)} of x2; they are contracted in pairs")
+    for i, j in zip(a1, a2):
+        if x1.shape[i] != x2.shape[j]:
+            raise ValueError(f"tensordot: axis {i} of x1 has size {x1.shape[i]} but axis {j} of "
+                             f"x2 has size {x2.shape[j]}; contracted axes must have equal sizes")
     free1 = [i for i in range(n1) if i not in a1]
     free2 = [i for i in range(n2) if i not in a2]
     k = math.prod(x1.shape[i] for i in a1)
