@@ -454,13 +454,13 @@ def checkpoint(fun, *, policy=None):
         args = _positional(fun, args, kwargs)
         spec = _RematSpec(fun, args, policy)
         top = current_trace()
-        if type(top) is VJPTrace:
-            # the innermost reverse-mode trace takes the call even when no
-            # argument is its tracer: fun may close over its tracers (a
-            # network's parameters), which it then captures as inputs
-            outs = top.process_primitive(checkpoint_call_p, spec.flat, {"spec": spec})
-            return _tree.unflatten(spec.out_tree, outs)
-        return _bind_call(checkpoint_call_p, spec)
+        if type(top) is not VJPTrace:
+            return _bind_call(checkpoint_call_p, spec)
+        # the innermost reverse-mode trace takes the call even when no
+        # argument is its tracer: fun may close over its tracers (a
+        # network's parameters), which it then captures as inputs
+        outs = top.process_primitive(checkpoint_call_p, spec.flat, {"spec": spec})
+        return _tree.unflatten(spec.out_tree, outs)
     return wrapped
 
 
@@ -503,9 +503,9 @@ class _RematSpec(_Spec):
         if not captured and all(nd is None for nd in nodes):
             return o_flat                           # nothing of this trace flows in
         if captured:
-            # NB: "dots" saves the products of the traced inputs only; with a
-            # closure the recomputation's products need not line up with
-            # them, so it recomputes everything (policy None)
+            # NB: "concrete" looked at the arguments only; a closed-over
+            # value may hold tracers of outer transforms, whose products must
+            # not be replayed later, so a closure recomputes everything
             saved = None
 
         def pull(gs):
