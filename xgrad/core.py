@@ -22,10 +22,11 @@ directly: plain arrays pay one dict look-up and one call.
 """
 from __future__ import annotations
 
+import copy as _copy
 import threading
 from contextlib import contextmanager
 
-from .backends import namespace, default_namespace, type_namespaces
+from .backends import namespace, default_namespace, type_namespaces, is_complex, is_inexact, is_lazy
 
 _ns_get = type_namespaces.get   # tracer types are never in it
 
@@ -51,7 +52,7 @@ class Primitive:
     """
 
     __slots__ = ("name", "impl", "jvp", "vjp", "batch", "broadcast", "domain",
-                 "nondiff", "is_call", "deriv", "jvp_joint", "__weakref__")
+                 "nondiff", "is_call", "deriv", "jvp_joint", "family", "__weakref__")
 
     def __init__(self, name, impl, jvp=None, vjp=None, batch=None,
                  broadcast=False, domain=None, nondiff=(), is_call=False):
@@ -69,6 +70,10 @@ class Primitive:
         # tangent at once (None: zero), used by forward mode when several are
         # live: a concat of n tangents is one concat, not n concats and n-1 adds
         self.jvp_joint = None
+        # what kind of operation it is: "elementwise" (each output entry
+        # depends on the same entry of each input: NaN-safe mode masks its
+        # derivatives entry by entry), or None
+        self.family = None
 
     def bind(self, *args, **params):
         return bind(self, *args, **params)
@@ -90,8 +95,8 @@ def bind(prim, *args, **params):
             return _bind_slow(prim, args, params)
         xp = ns
     out = prim.impl(xp if xp is not None else default_namespace(), *args, **params)
-    if _checker is not None:
-        _checker.check(prim, args, out)
+    if (c := _checker) is not None:    # one read: another thread may reset it
+        c.check(prim, args, out)
     return out
 
 
@@ -106,8 +111,8 @@ def _bind_slow(prim, args, params):
                 top = t
     if top is None:
         out = prim.impl(namespace(*args), *args, **params)
-        if _checker is not None:
-            _checker.check(prim, args, out)
+        if (c := _checker) is not None:
+            c.check(prim, args, out)
         return out
     if not top.alive:
         raise LeakedTracerError(
@@ -117,16 +122,29 @@ def _bind_slow(prim, args, params):
     return top.process_primitive(prim, args, params)
 
 
-_checker = None     # xgrad.debug's NaN checker while it is on (None: free)
+# xgrad.debug's NaN checker while at least one thread has checking on (None:
+# free). It is one object for all threads and checks only in the threads that
+# turned it on (its own per-thread state); read it once per use, as
+# ``if (c := _checker) is not None: c.check(...)``: another thread may reset it
+# between two reads.
+_checker = None
 
 
 def set_checker(checker):
+    """Install ``checker`` (``check(prim, args, out)``, ``site()``,
+    ``backward``) for every thread, or remove it with None."""
     global _checker
     _checker = checker
 
 
 def get_checker():
     return _checker
+
+
+def checking():
+    """Whether the NaN checker checks in this thread (not: in some thread)."""
+    c = _checker
+    return c is not None and c.active()
 
 
 class LeakedTracerError(Exception):
@@ -141,6 +159,7 @@ class _State(threading.local):
     def __init__(self):
         self.stack = []
         self.remat = 0      # > 0 while a checkpointed function is recomputed
+        self.nan_safe = 0   # > 0 while derivatives are recomputed NaN-safely
 
 
 @contextmanager
@@ -154,6 +173,59 @@ def rematerialising():
         yield
     finally:
         _state.remat -= 1
+
+
+@contextmanager
+def nan_safe():
+    """Derivatives computed inside are NaN-safe: an exactly zero cotangent or
+    tangent entry stays zero through every elementwise rule, even where the
+    local derivative is Inf or NaN (``0 * inf`` would be NaN), and an
+    all-zero one stays zero through every other rule.
+
+    Why: ``where(x > 0, sqrt(x), 0.)`` at ``x < 0`` and ``x[mask] = v``
+    discard a branch whose derivative is Inf or NaN; the discarded branch
+    gets a zero cotangent, and ``0 * nan`` would poison the gradient. The
+    transforms compute a derivative once the fast way and, only when it
+    comes out non-finite, once more in this mode (see ``all_finite``)."""
+    _state.nan_safe += 1
+    try:
+        yield
+    finally:
+        _state.nan_safe -= 1
+
+
+def nan_safe_on():
+    return _state.nan_safe > 0
+
+
+def all_finite(xs):
+    """True when no array among ``xs`` (tracers are looked through to the
+    values underneath; None and symbolic zeros are skipped) holds a NaN or
+    an Inf. One reduction per array: a vector's dot product with itself (a
+    BLAS call on numpy) is finite exactly when every entry is, except for
+    entries above ~1e154, where it overflows and says False: then the
+    caller recomputes NaN-safely, which gives the same numbers. Lazy
+    backends (dask) are not evaluated: they count as finite."""
+    for x in xs:
+        while isinstance(x, Tracer):
+            x = x.primal
+        if x is None or type(x) is Zero or not hasattr(x, "dtype"):
+            continue
+        xp = namespace(x)
+        kind = _finite_kind(xp, x.dtype)
+        if kind is None:
+            continue
+        v = xp.reshape(x, (-1,))
+        s = xp.matmul(v, v) if kind == "real" else xp.sum(v)
+        if not bool(xp.isfinite(s)):
+            return False
+    return True
+
+
+def _finite_kind(xp, dtype):
+    if not is_inexact(dtype) or is_lazy(xp):
+        return None
+    return "complex" if is_complex(dtype) else "real"
 
 
 def _undead(a):
@@ -292,6 +364,36 @@ class Tracer:
 
     def __hash__(self):
         raise TypeError("traced values are unhashable (like arrays)")
+
+    # ---- copy and pickle -------------------------------------------------
+    # A copy is a tracer of the same (live) trace with the same aux (tape
+    # node, tangent, batch axis), so the derivative flows through it. It is a
+    # new object: ``x[i] = v`` rebinds a tracer in place, and must not change
+    # its copies. The default deepcopy would copy the trace too: a second,
+    # unregistered trace that every later operation rejects as leaked.
+    def __copy__(self):
+        new = object.__new__(type(self))
+        new._trace, new.primal, new.aux = self._trace, self.primal, self.aux
+        return new
+
+    def __deepcopy__(self, memo):
+        new = object.__new__(type(self))
+        memo[id(self)] = new
+        # the primal may be an inner tracer (copied the same way) or an array
+        # (a fresh one); the aux is kept: a node index, or a tangent that is
+        # immutable in this model (and may be a tracer of an outer trace)
+        new._trace, new.primal, new.aux = self._trace, _copy.deepcopy(self.primal, memo), self.aux
+        return new
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError(
+            f"a traced value ({_describe(self)}) can't be pickled: it stands for a "
+            f"value of a running transform, and its derivative can't be saved. Pickle "
+            f"a concrete value instead: use xgrad.stop_gradient(x) / its concrete "
+            f"value x.concrete(), or pickle the transform's result after it returns.")
+
+    def __reduce__(self):
+        return self.__reduce_ex__(2)
 
 
 def _describe(x):

@@ -356,16 +356,52 @@ def _user_site():
     return "<unknown>"
 
 
+class _PerThread(threading.local):
+    def __init__(self):
+        self.depth = 0         # nan_check() blocks this thread is inside
+        self.flag = False      # set_nan_check(True) in this thread
+        self.on = False        # depth > 0 or flag
+        self.ctx = None        # the backward pass's (primitive, forward site), or None
+
+
 class _NanChecker:
-    """Installed in ``core`` while checking: sees every primitive's output."""
+    """Checking is per thread: ``nan_check()`` in one thread never checks
+    (or raises in) another, and blocks nest by a per-thread count, so that
+    interleaved blocks of two threads (A enters, B enters, A exits, B exits)
+    leave both unchecked. The checker is installed in ``core`` (one global,
+    read on every primitive) only while at least one thread has checking
+    on, so the hot path stays one ``is None`` test when nobody checks;
+    while installed, ``check`` returns at once in threads that did not turn
+    it on."""
 
     def __init__(self):
-        self.backward = threading.local()
+        self.local = _PerThread()
+        self.backward = self.local     # vjp.backward_pass sets ``.ctx`` here
+        self._lock = threading.Lock()
+        self._threads = 0              # threads with checking on
+
+    def active(self):
+        """Whether this thread checks."""
+        return self.local.on
+
+    def _sync(self):
+        loc = self.local
+        on = loc.depth > 0 or loc.flag
+        if on == loc.on:
+            return
+        loc.on = on
+        with self._lock:
+            self._threads += 1 if on else -1
+            core.set_checker(self if self._threads else None)
 
     def site(self):
+        if not self.local.on:
+            return "<recorded while nan_check was off in this thread>"
         return _user_site()
 
     def check(self, prim, args, out):
+        if not self.local.on:
+            return
         outs = out if isinstance(out, (list, tuple)) else [out]
         for o in outs:
             if not (hasattr(o, "dtype") and is_inexact(o.dtype)):
@@ -374,7 +410,7 @@ class _NanChecker:
             if bool(xp.all(xp.isfinite(o))):
                 continue
             bad = "NaN" if bool(xp.any(xp.isnan(o))) else "Inf"
-            ctx = getattr(self.backward, "ctx", None)
+            ctx = self.local.ctx
             shapes = ", ".join(str(tuple(getattr(a, "shape", ()))) for a in args)
             if ctx is None:
                 where = f"in the forward pass, called at {_user_site()}"
@@ -391,21 +427,29 @@ _checker = _NanChecker()
 
 
 def set_nan_check(enabled):
-    """Turn NaN/Inf checking on or off globally (off by default; free when off)."""
-    core.set_checker(_checker if enabled else None)
+    """Turn NaN/Inf checking on or off in the calling thread (off by
+    default; free when no thread checks). ``nan_check()`` blocks check
+    whatever this says. NB: per thread, like JAX's ``debug_nans`` context
+    manager, not process-wide like its config flag; a new thread starts
+    unchecked."""
+    _checker.local.flag = bool(enabled)
+    _checker._sync()
 
 
 @contextmanager
 def nan_check():
     """``with xgrad.debug.nan_check(): ...`` raises FloatingPointError at the
     first primitive whose output holds a NaN or Inf, forward or backward,
-    naming the primitive, the direction and the user's file:line."""
-    prev = core.get_checker()
-    core.set_checker(_checker)
+    naming the primitive, the direction and the user's file:line. Only the
+    calling thread is checked; blocks nest."""
+    loc = _checker.local
+    loc.depth += 1
+    _checker._sync()
     try:
         yield
     finally:
-        core.set_checker(prev)
+        loc.depth -= 1
+        _checker._sync()
 
 
 # --------------------------------------------------------------------------

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as _np_host   # only to draw random directions and report numbers
 
@@ -125,6 +126,10 @@ def _close(a, b, atol, rtol):
     return a.shape == b.shape and bool(_np_host.all(_np_host.abs(a - b) <= atol + rtol * _np_host.abs(b)))
 
 
+def _leaf_kind(x):
+    return f"{x.dtype}{list(x.shape)}" if hasattr(x, "dtype") else type(x).__name__
+
+
 def _check(fun, args, order, modes, atol, rtol, eps, rng, path):
     """One level of checks; recurses on the derivative functions."""
     args = tuple(args)
@@ -139,6 +144,10 @@ def _check(fun, args, order, modes, atol, rtol, eps, rng, path):
     diff = [i for i, x in enumerate(flat) if hasattr(x, "dtype") and is_inexact(x.dtype)]
     out = fun(*args)
     o_flat = _tree.leaves(out)
+    if not path and not any(_inexact(o) and math.prod(o.shape) > 0 for o in o_flat):
+        raise ValueError(
+            f"check_grads: nothing to check: fun's output has no non-empty floating-point "
+            f"array (output leaves: {', '.join(_leaf_kind(o) for o in o_flat) or 'none'})")
     here = " over ".join(reversed(path)) or "-"
     for i in diff:
         t_flat = [_rand_like(rng, x) if k == i else xnp.zeros_like(x) if hasattr(x, "dtype") else x
@@ -203,22 +212,59 @@ def check_grads(fun, args, order=1, modes=("fwd", "rev"), atol=None, rtol=None, 
 
     Returns:
       None. Raises AssertionError naming the argument, mode, order, worst
-      element and both values on a mismatch.
+      element and both values on a mismatch, and ValueError when there is
+      nothing to check (no floating-point argument or output, empty or
+      unknown ``modes``, ``order`` not an int >= 1), rather than passing.
 
     >>> import xgrad, xgrad.numpy as xnp
     >>> xgrad.check_grads(xnp.sin, (xnp.asarray([0.1, 0.2]),), order=2)
     """
-    if isinstance(modes, str):
-        modes = (modes,)
-    bad = set(modes) - {"fwd", "rev"}
-    if bad or not modes:
-        raise ValueError(f"check_grads: modes must be a subset of ('fwd', 'rev'), got {modes!r}")
+    modes = _check_modes(modes)
+    if isinstance(order, bool) or not isinstance(order, numbers.Integral) or order < 1:
+        raise ValueError(f"check_grads: nothing to check: order={order!r}: order must be an "
+                         f"int >= 1 (1: first derivatives)")
     if not isinstance(args, (tuple, list)):
         raise TypeError("check_grads: args must be a tuple of arguments")
     rng = _np_host.random.default_rng(0)
     args = tuple(_tree.map(lambda x: default_namespace().asarray(x)
-                           if type(x) in (int, float) else x, tuple(args)))
-    _check(fun, args, order, tuple(modes), atol, rtol, eps, rng, [])
+                           if type(x) in (int, float, complex) else x, tuple(args)))
+    _check_some_input(args)
+    _check(fun, args, int(order), modes, atol, rtol, eps, rng, [])
+
+
+def _check_modes(modes):
+    """``modes`` as a non-empty tuple of "fwd"/"rev", or ValueError: an empty
+    or misspelt one would check nothing and pass."""
+    if isinstance(modes, str):
+        modes = (modes,)
+    try:
+        modes = tuple(modes)
+    except TypeError:
+        raise ValueError(f"check_grads: modes={modes!r} is not a tuple; modes must be a "
+                         f"subset of ('fwd', 'rev')") from None
+    if not modes:
+        raise ValueError("check_grads: nothing to check: modes=() is empty (modes must be a "
+                         "subset of ('fwd', 'rev'), not empty); pass modes=('fwd', 'rev')")
+    bad = [m for m in modes if m not in ("fwd", "rev")]
+    if bad:
+        raise ValueError(f"check_grads: unknown mode {bad[0]!r} in modes={modes!r}: modes must "
+                         f"be a subset of ('fwd', 'rev')")
+    return modes
+
+
+def _check_some_input(args):
+    """ValueError when no argument leaf is a non-empty floating-point array:
+    there would be no direction to differentiate in, and nothing checked."""
+    flat = _tree.leaves(args)
+    inexact = [x for x in flat if _inexact(x)]
+    if not inexact:
+        kinds = ", ".join(_leaf_kind(x) for x in flat) or "none"
+        raise ValueError(
+            f"check_grads: nothing to check: no argument is a floating-point array (argument "
+            f"leaves: {kinds}); pass float or complex arrays (1.0, not 1)")
+    if all(math.prod(x.shape) == 0 for x in inexact):
+        raise ValueError("check_grads: nothing to check: every floating-point argument is "
+                         "empty (size 0)")
 
 
 def check_derivative_properties(fun, args, atol=None, rtol=None):

@@ -15,7 +15,7 @@ import math
 import array_api_compat
 
 __all__ = ["namespace", "default_namespace", "dtype_in", "to_array",
-           "is_inexact", "is_float", "is_complex", "SCALAR_TYPES", "backend_of"]
+           "is_inexact", "is_float", "is_complex", "is_lazy", "SCALAR_TYPES", "backend_of"]
 
 SCALAR_TYPES = (bool, int, float, complex)
 _by_type: dict = {t: None for t in SCALAR_TYPES}
@@ -147,6 +147,12 @@ def is_float(dt):
 
 def is_complex(dt):
     return _kind(dt) == "c"
+
+
+def is_lazy(xp):
+    """True for namespaces whose arrays are evaluated later (dask): xgrad
+    never forces a value of theirs to check it."""
+    return array_api_compat.is_dask_namespace(xp)
 
 
 def to_array(x, xp=None):

@@ -63,8 +63,8 @@ def _unary(name):
         xp = _ns_get(type(x), False)
         if xp:
             out = p.impl(xp, x)
-            if _core._checker is not None:
-                _core._checker.check(p, (x,), out)
+            if (chk := _core._checker) is not None:    # one read: see core._checker
+                chk.check(p, (x,), out)
             return out
         if xp is False and isinstance(x, Tracer):
             t = x._trace
@@ -84,8 +84,8 @@ def _binary(name):
         b = _ns_get(type(x2), False)
         if a is not False and b is not False and (a or b) and (a is b or a is None or b is None):
             out = p.impl(a or b, x1, x2)
-            if _core._checker is not None:
-                _core._checker.check(p, (x1, x2), out)
+            if (chk := _core._checker) is not None:
+                chk.check(p, (x1, x2), out)
             return out
         t = None
         if a is False:

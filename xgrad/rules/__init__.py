@@ -53,7 +53,8 @@ def _as_tuple(r, n):
 
 
 def defprim(name, impl, jvp=None, vjp=None, *, deriv=None, linear=False,
-            broadcast=False, nondiff=(), domain=None, batch=None, nargs=1, jvp_joint=None):
+            broadcast=False, nondiff=(), domain=None, batch=None, nargs=1, jvp_joint=None,
+            family=None):
     """Create the primitive ``name`` (``RULES[name]``) from one row of rules."""
     if deriv is not None:
         derivs = deriv if isinstance(deriv, tuple) else (deriv,)
@@ -77,6 +78,7 @@ def defprim(name, impl, jvp=None, vjp=None, *, deriv=None, linear=False,
     p = Primitive(name, impl, jvp, vjp, broadcast=broadcast, domain=domain, nondiff=nondiff)
     p.batch = batch(p) if batch is not None else None
     p.jvp_joint = jvp_joint
+    p.family = family
     if deriv is not None:
         p.deriv = derivs
     if linear:

@@ -242,5 +242,6 @@ defprim("stop_gradient", lambda xp, x: x)
 # ----- batching: every primitive of this family batches elementwise -----
 ELEMENTWISE = frozenset(list(RULES)[_FIRST:])   # names of this family (used by laplacian)
 for _p in list(RULES.values())[_FIRST:]:
+    _p.family = "elementwise"
     if _p.batch is None:
         _p.batch = _batching.elementwise(_p)

@@ -126,7 +126,7 @@ def _scipy_unary(name):
 
 def _row(name, impl, **kw):
     """An elementwise row (unary, or binary with broadcasting)."""
-    return defprim(name, impl, batch=_batching.elementwise, **kw)
+    return defprim(name, impl, batch=_batching.elementwise, family="elementwise", **kw)
 
 
 # ----- error function and normal distribution -----

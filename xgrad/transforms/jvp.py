@@ -6,6 +6,7 @@ zero tangent the primitive runs on the parent trace and no JVP work is done.
 """
 from __future__ import annotations
 
+from .. import core as _core
 from ..core import Trace, Tracer, Zero, new_main
 from ..backends import is_inexact
 from .. import numpy as xnp
@@ -24,9 +25,16 @@ class JVPTracer(Tracer):
 
 
 class JVPTrace(Trace):
-    """A ``JVPTracer`` whose tangent is ``None`` is a constant of this trace."""
+    """A ``JVPTracer`` whose tangent is ``None`` is a constant of this trace.
 
-    __slots__ = ()
+    ``safe``: NaN-safe mode (``core.nan_safe``), fixed when the trace starts:
+    an exactly zero tangent entry stays zero through elementwise rules."""
+
+    __slots__ = ("safe",)
+
+    def __init__(self, level):
+        Trace.__init__(self, level)
+        self.safe = _core._state.nan_safe > 0 or _core.checking()
 
     def const(self, x):
         return JVPTracer(self, x, None)
@@ -54,6 +62,8 @@ class JVPTrace(Trace):
             c = rule(t, ans, *primals, **params)
             if c is None:
                 continue
+            if self.safe:
+                c = _safe(prim, t, c)
             t_out = c if t_out is None else xnp.add(t_out, c)
         if t_out is None:
             return ans
@@ -66,8 +76,34 @@ class JVPTrace(Trace):
         return JVPTracer(self, ans, t_out)
 
 
+def _safe(prim, t, c):
+    """The tangent ``c`` that ``prim``'s rule made of ``t``, NaN-safely (as
+    ``vjp._safe``): zero where an elementwise primitive's ``t`` is zero."""
+    if _core.all_finite((c,)):
+        return c
+    zero = t == 0
+    if prim.family == "elementwise":
+        return xnp.where(zero, 0.0, c)
+    if bool(xnp.all(zero)):
+        return xnp.zeros_like(c)
+    return c
+
+
 def jvp_flat(f_flat, primals, tangents):
-    """Flat lists in, flat lists out. ``tangents[i]`` may be ``None`` or Zero."""
+    """Flat lists in, flat lists out. ``tangents[i]`` may be ``None`` or Zero.
+
+    When a tangent output comes out non-finite, ``f_flat`` runs once more in
+    NaN-safe mode (``core.nan_safe``): a zero input tangent entry must not
+    become NaN through ``0 * inf``. The fast path pays one reduction per
+    tangent output."""
+    outs, t_outs = _jvp_flat(f_flat, primals, tangents)
+    if _core._state.nan_safe == 0 and not _core.checking() and not _core.all_finite(t_outs):
+        with _core.nan_safe():
+            outs, t_outs = _jvp_flat(f_flat, primals, tangents)
+    return outs, t_outs
+
+
+def _jvp_flat(f_flat, primals, tangents):
     with new_main(JVPTrace) as trace:
         ins = [p if (t is None or type(t) is Zero) else JVPTracer(trace, p, t)
                for p, t in zip(primals, tangents)]

@@ -87,7 +87,7 @@ class VJPTrace(Trace):
                 for i, g in zip(index, gs):
                     full[i] = g
                 return pull(full)
-            self.tape.append((live, pull_live))
+            self.tape.append((live, pull_live, None))
         return res
 
     def _captured(self, prim, args, params):
@@ -139,8 +139,8 @@ class VJPTrace(Trace):
                 return params["spec"].vjp(self, primals, nodes)
         if xp:
             ans = prim.impl(xp, *primals, **params)
-            if _core._checker is not None:
-                _core._checker.check(prim, primals, ans)
+            if (chk := _core._checker) is not None:    # one read: see core._checker
+                chk.check(prim, primals, ans)
         else:
             ans = bind(prim, *primals, **params)
         rules = prim.vjp
@@ -182,15 +182,15 @@ class VJPTrace(Trace):
                 return ans
         out = self.n
         self.n = out + 1
-        if _core._checker is not None:
-            self._site(prim)
-        self.tape.append((out, entries))
+        if (chk := _core._checker) is not None:
+            self._site(prim, chk)
+        self.tape.append((out, entries, prim))
         return VJPTracer(self, ans, out)
 
-    def _site(self, prim):
+    def _site(self, prim, checker):
         if self.sites is None:
             self.sites = {}
-        self.sites[len(self.tape)] = (prim.name, _core._checker.site())
+        self.sites[len(self.tape)] = (prim.name, checker.site())
 
 
 def _fix(c, fix):
@@ -286,7 +286,7 @@ def _dense(g):
     return g.materialize() if type(g) is Scattered else g
 
 
-def backward_pass(tape, n, seeds, consume, keep=(), sites=None):
+def backward_pass(tape, n, seeds, consume, keep=(), sites=None, wanted=None):
     """Propagate cotangents ``seeds`` [(node, g)] back through ``tape``.
 
     Returns the list of cotangents indexed by node (None: zero). With
@@ -295,7 +295,40 @@ def backward_pass(tape, n, seeds, consume, keep=(), sites=None):
     keep their cotangents (gradients w.r.t. tagged intermediates). Under
     ``xgrad.debug.nan_check`` the checker is told which primitive's VJP runs
     (``sites``: record index -> (primitive, forward call site)).
+
+    NaN safety: with ``wanted`` (the nodes whose cotangents the caller
+    returns), the pass runs the fast way first, keeping the tape; only when
+    a wanted cotangent comes out non-finite is it run again in NaN-safe mode
+    (``core.nan_safe``), where an exactly zero cotangent stays zero through
+    every rule. The fast path pays one reduction per wanted cotangent.
     """
+    safe = _core._state.nan_safe > 0 or _core.checking()
+    if wanted is None or safe:
+        return _backward(tape, n, seeds, consume, keep, sites, safe)
+    cts = _backward(tape, n, seeds, False, keep, sites, False)
+    if not _core.all_finite([_dense(cts[w]) for w in wanted if w is not None]):
+        with _core.nan_safe():
+            cts = _backward(tape, n, seeds, False, keep, sites, True)
+    if consume:
+        tape.clear()
+    return cts
+
+
+def _safe(prim, g, c):
+    """``c``, the VJP of ``prim`` applied to ``g``, NaN-safely: entries of an
+    elementwise primitive's cotangent whose ``g`` is exactly zero are zero,
+    and an all-zero ``g`` gives a zero cotangent through any rule."""
+    if c is None or type(c) is Scattered or _core.all_finite((c,)):
+        return c
+    zero = g == 0
+    if prim is not None and prim.family == "elementwise":
+        return xnp.where(zero, 0.0, c)
+    if bool(xnp.all(zero)):
+        return xnp.zeros_like(c)
+    return c
+
+
+def _backward(tape, n, seeds, consume, keep, sites, safe):
     checker = _core._checker
     ctx = checker.backward if checker is not None else None
     prev = getattr(ctx, "ctx", None) if ctx is not None else None
@@ -305,7 +338,7 @@ def backward_pass(tape, n, seeds, consume, keep=(), sites=None):
     lazy = []               # nodes that were given a Scattered cotangent
     try:
         for i in range(len(tape) - 1, -1, -1):
-            out, entries = tape[i]
+            out, entries, prim = tape[i]
             if consume:
                 tape[i] = None
             if ctx is not None:
@@ -334,6 +367,8 @@ def backward_pass(tape, n, seeds, consume, keep=(), sites=None):
                 cts[out] = None
             for node, fn, fix in entries:
                 c = fn(g)
+                if safe:
+                    c = _safe(prim, g, c)
                 if c is None:
                     continue
                 if type(c) is Scattered:
@@ -430,7 +465,7 @@ def vjp(fun, *primals, has_aux=False):
                     f"but the output has dtype {o.dtype}")
             if node is not None:
                 seeds.append((node, c))
-        cts = backward_pass(tape, n, seeds, consume=False, sites=trace.sites)
+        cts = backward_pass(tape, n, seeds, consume=False, sites=trace.sites, wanted=in_nodes)
         res = [instantiate(cts[nd] if nd is not None else None, like=p)
                for p, nd in zip(flat, in_nodes)]
         return _tree.unflatten(in_tree, res)
@@ -476,7 +511,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, *, _name="v
         if node is not None:
             seed = xnp.ones_like(out)
             cts = backward_pass(trace.tape, trace.n, [(node, seed)], consume=True,
-                                sites=trace.sites)
+                                sites=trace.sites, wanted=in_nodes)
         else:
             cts = [None] * trace.n
         g_flat = [instantiate(cts[nd] if nd is not None else None, like=p)
