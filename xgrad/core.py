@@ -23,6 +23,11 @@ directly: plain arrays pay one dict look-up and one call.
 from __future__ import annotations
 
 import copy as _copy
+import dis
+import linecache
+import os
+import re
+import sys
 import threading
 from contextlib import contextmanager
 
@@ -290,6 +295,13 @@ class Trace:
         ``x`` itself where the trace has no such thing."""
         return x
 
+    def const_like(self, x, plain):
+        """A constant of this trace shaped like its tracer ``x``, made by
+        ``plain(value) -> array`` (``zeros_like`` of a traced value: writes
+        into it are then recorded). vmap overrides it: its constant is
+        batched like ``x``."""
+        return self.const(plain(x))
+
     def check_lower(self, t, prim):
         """A tracer of another trace met this one: lower levels are constants."""
         if t.level >= self.level:
@@ -337,18 +349,21 @@ class Tracer:
         return bool(self.concrete())
 
     def __float__(self):
+        _refuse_plain_write(self)
         return float(self.concrete())
 
     def __int__(self):
         return int(self.concrete())
 
     def __complex__(self):
+        _refuse_plain_write(self)
         return complex(self.concrete())
 
     def __index__(self):
         return self.concrete().__index__()
 
     def __array__(self, dtype=None, copy=None):
+        _refuse_plain_write(self)
         raise TypeError(
             f"a traced value ({_describe(self)}) can't be converted to a "
             f"numpy array: the derivative would be lost silently. Use "
@@ -394,6 +409,52 @@ class Tracer:
 
     def __reduce__(self):
         return self.__reduce_ex__(2)
+
+
+_STORE_SUBSCR = dis.opmap["STORE_SUBSCR"]
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _refuse_plain_write(x):
+    """Raise if ``x`` is being written into a plain (non-traced) array.
+
+    ``w = numpy.zeros(3); w[i] = traced`` makes numpy call ``float(traced)``
+    (or ``__array__``) from inside its ``__setitem__``: the buffer would hold
+    a constant and the derivative would be lost silently. The caller's frame
+    shows it: it is executing ``STORE_SUBSCR`` (frames of the array
+    library's own Python ``__setitem__``, as array_api_strict's, are looked
+    through; a frame of xgrad's ends the search: a functional update of a
+    traced value is xgrad's own). Integer and boolean values carry no
+    derivative and are let through."""
+    try:
+        if not is_inexact(x.dtype):
+            return
+    except Exception:     # pragma: no cover
+        return
+    f = sys._getframe(2)
+    for _ in range(12):
+        if f is None:
+            return
+        code = f.f_code
+        if code.co_filename.startswith(_HERE):
+            return
+        lasti = f.f_lasti
+        if 0 <= lasti < len(code.co_code) and code.co_code[lasti] == _STORE_SUBSCR:
+            break
+        f = f.f_back
+    else:
+        return
+    line = linecache.getline(code.co_filename, f.f_lineno).strip()
+    m = re.match(r"([\w.]+)\s*\[", line)
+    name = f"the plain array {m.group(1)!r}" if m else "a plain array"
+    raise TypeError(
+        f"`{line}` ({code.co_filename}:{f.f_lineno}) writes a traced value "
+        f"({_describe(x)}) into {name}, which would store a constant and drop "
+        f"the derivative silently. Make the buffer a traced value: create it "
+        f"from a traced array (w = xgrad.numpy.zeros_like(x), or ones_like, "
+        f"full_like, empty_like, with x traced: writes into it are recorded), "
+        f"or collect the entries in a list and join them with "
+        f"xgrad.numpy.stack / xgrad.numpy.concat.")
 
 
 def _describe(x):

@@ -404,6 +404,8 @@ class _NanChecker:
             return
         outs = out if isinstance(out, (list, tuple)) else [out]
         for o in outs:
+            while isinstance(o, Tracer):    # a custom rule's cotangent under vmap
+                o = o.primal
             if not (hasattr(o, "dtype") and is_inexact(o.dtype)):
                 continue
             xp = backend_of(o)

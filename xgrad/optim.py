@@ -57,7 +57,7 @@ def _lr(learning_rate, step):
 
 
 def _zeros_like(tree):
-    return _tree.map(xnp.zeros_like, tree)
+    return _tree.map(xnp._zeros_like, tree)
 
 
 def sgd(learning_rate, momentum=0.0, nesterov=False):

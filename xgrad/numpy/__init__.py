@@ -673,8 +673,27 @@ def _like_xp(x, dtype):
     return xp, dtype_in(xp, dtype if dtype is not None else x.dtype)
 
 
-def zeros_like(x, /, *, dtype=None, device=None):
-    """Zeros with the shape, dtype and device of ``x`` (a constant)."""
+def _traced_const(x, plain):
+    """``plain(value)`` (a function making a plain array like ``value``) as
+    a constant of ``x``'s transform when ``x`` is traced, so that writes
+    into it (``w[i] = v``) are recorded: ``w = zeros_like(x); w[i] = ...``
+    differentiates. Under vmap the constant is batched like ``x``."""
+    if isinstance(x, Tracer):
+        return x._trace.const_like(x, plain)
+    return plain(x)
+
+
+def _plain_like(make):
+    """A ``*_like`` creation function: a constant of ``x``'s transform when
+    ``x`` is traced (see ``_traced_const``), a plain array otherwise."""
+    def like(x, /, *args, dtype=None, device=None):
+        return _traced_const(x, lambda v: make(v, *args, dtype=dtype, device=device))
+    return like
+
+
+def _zeros_like(x, /, *, dtype=None, device=None):
+    """Plain zeros with the shape, dtype and device of ``x`` (internal use:
+    never a traced constant)."""
     xp, dt = _like_xp(x, dtype)
     return xp.zeros(tuple(x.shape), dtype=dt, device=_device_of(x) if device is None else device)
 
@@ -685,21 +704,50 @@ def _zeros_as(x, shape):
     return xp.zeros(tuple(shape), dtype=dt, device=_device_of(x))
 
 
-def ones_like(x, /, *, dtype=None, device=None):
-    """Ones with the shape, dtype and device of ``x`` (a constant)."""
+def _ones_like(x, /, *, dtype=None, device=None):
     xp, dt = _like_xp(x, dtype)
     return xp.ones(tuple(x.shape), dtype=dt, device=_device_of(x) if device is None else device)
 
 
-def empty_like(x, /, *, dtype=None, device=None):
+def _empty_like(x, /, *, dtype=None, device=None):
     xp, dt = _like_xp(x, dtype)
     return xp.empty(tuple(x.shape), dtype=dt, device=_device_of(x) if device is None else device)
 
 
-def full_like(x, /, fill_value, *, dtype=None, device=None):
+def _full_like(x, /, fill_value, *, dtype=None, device=None):
     xp, dt = _like_xp(x, dtype)
     return xp.full(tuple(x.shape), fill_value, dtype=dt,
                    device=_device_of(x) if device is None else device)
+
+
+_zeros_like_t, _ones_like_t = _plain_like(_zeros_like), _plain_like(_ones_like)
+_empty_like_t, _full_like_t = _plain_like(_empty_like), _plain_like(_full_like)
+
+
+def zeros_like(x, /, *, dtype=None, device=None):
+    """Zeros with the shape, dtype and device of ``x``: a constant (no
+    derivative). NB: for a traced ``x`` it is a traced constant, so that
+    ``w = zeros_like(x); w[i] = v`` records the write and differentiates."""
+    return _zeros_like_t(x, dtype=dtype, device=device)
+
+
+def ones_like(x, /, *, dtype=None, device=None):
+    """Ones with the shape, dtype and device of ``x`` (a constant; traced
+    for a traced ``x``, as ``zeros_like``)."""
+    return _ones_like_t(x, dtype=dtype, device=device)
+
+
+def empty_like(x, /, *, dtype=None, device=None):
+    """An uninitialised array like ``x`` (traced for a traced ``x``, as ``zeros_like``)."""
+    return _empty_like_t(x, dtype=dtype, device=device)
+
+
+def full_like(x, /, fill_value, *, dtype=None, device=None):
+    """``fill_value`` everywhere, like ``x`` (traced for a traced ``x``, as
+    ``zeros_like``; a traced ``fill_value`` is differentiated)."""
+    if isinstance(fill_value, Tracer):
+        return add(_zeros_like_t(x, dtype=dtype, device=device), fill_value)   # noqa: F821
+    return _full_like_t(x, fill_value, dtype=dtype, device=device)
 
 
 def meshgrid(*arrays, indexing="xy"):

@@ -225,7 +225,7 @@ def matrix_rank(x, /, *, rtol=None):
     if rtol is None:
         rtol = max(x.shape[-2:]) * _eps(x)
     if s.shape[-1] == 0:
-        tol = _xnp.zeros_like(s[..., :1])
+        tol = _xnp._zeros_like(s[..., :1])
     else:
         tol = _xnp.multiply(s[..., :1], rtol if not hasattr(rtol, "shape")
                             else _xnp.expand_dims(rtol, axis=-1))

@@ -150,7 +150,7 @@ def _negate(g):
 def _pow_dx(ans, x, y):
     if type(y) in _SCALARS:
         if y == 0:
-            return xnp.zeros_like(x)
+            return xnp._zeros_like(x)
         return y * (x if y == 2 else x ** (y - 1))
     return xnp.where(y == 0, 0.0, _mul(y, xnp.pow(x, y - 1)))
 
@@ -198,7 +198,7 @@ defprim("logaddexp", lambda xp, x, y: xp.logaddexp(x, y), broadcast=True, nargs=
                lambda ans, x, y: xnp.exp(xnp.subtract(y, ans))),
         domain=(-3.0, 3.0))
 defprim("remainder", lambda xp, x, y: xp.remainder(x, y), broadcast=True, nargs=2,
-        deriv=(lambda ans, x, y: xnp.ones_like(ans), lambda ans, x, y: -xnp.floor(_div(x, y))),
+        deriv=(lambda ans, x, y: xnp._ones_like(ans), lambda ans, x, y: -xnp.floor(_div(x, y))),
         domain=(0.3, 3.0))
 # d/dx copysign(x, y) = +-sign(x), the sign being y's: sign(ans) * sign(x), which
 # keeps x's dtype (where(signbit(y), -1.0, 1.0) is float64 whatever x is) and is
@@ -237,7 +237,9 @@ defprim("where", _where_impl, broadcast=True, nargs=3, nondiff=(0,),
 
 
 # ----- stop_gradient: the identity, a constant to every transform -----
-defprim("stop_gradient", lambda xp, x: x)
+# (a copy: the value is handed to user code, which may write into it, and
+# the value underneath may be the caller's array or a residual)
+defprim("stop_gradient", lambda xp, x: xp.asarray(x, copy=True))
 
 # ----- batching: every primitive of this family batches elementwise -----
 ELEMENTWISE = frozenset(list(RULES)[_FIRST:])   # names of this family (used by laplacian)

@@ -318,7 +318,7 @@ def _slogdet_impl(xp, a):
 def _slogdet_jvp(a_dot, outs, a):
     _real_only("slogdet", a)
     sign, _ = outs
-    return (xnp.zeros_like(sign), _trace(_solve(a, a_dot)))
+    return (xnp._zeros_like(sign), _trace(_solve(a, a_dot)))
 
 
 def _slogdet_vjp(outs, a):

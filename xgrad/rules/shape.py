@@ -49,12 +49,12 @@ defprim("triu", lambda xp, x, *, k: xp.triu(x, k=k), linear=True,
 
 # ----- concatenation (any number of arguments) -----
 def _concat_jvp(i, x_dot, ans, *xs, axis):
-    parts = [x_dot if j == i else xnp.zeros_like(x) for j, x in enumerate(xs)]
+    parts = [x_dot if j == i else xnp._zeros_like(x) for j, x in enumerate(xs)]
     return xnp.concat(parts, axis=axis)
 
 
 def _concat_jvp_joint(tangents, ans, *xs, axis):
-    parts = [xnp.zeros_like(x) if t is None else t for t, x in zip(tangents, xs)]
+    parts = [xnp._zeros_like(x) if t is None else t for t, x in zip(tangents, xs)]
     return xnp.concat(parts, axis=axis)
 
 

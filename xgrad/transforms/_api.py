@@ -23,6 +23,29 @@ def as_primal(x, fname, where):
     return to_array(x)
 
 
+def fresh(x):
+    """``x`` as a value that user code may write into: a plain array is
+    copied (it may be the caller's buffer, or a value xgrad keeps for a
+    backward pass); traced values pass, their writes are functional.
+
+    Transforms hand every value they pass to user code (checkpointed and
+    custom functions, custom rules, stop_gradient, vmap's unmapped
+    arguments, hooks) through here, so ``x[0] = 0.0`` in user code never
+    writes the caller's arrays: JAX gets that from immutable arrays."""
+    if isinstance(x, Tracer) or not (hasattr(x, "shape") and hasattr(x, "dtype")):
+        return x
+    if callable(getattr(x, "copy", None)):     # numpy, cupy: keeps subclasses
+        return x.copy()
+    try:
+        return backend_of(x).asarray(x, copy=True)
+    except TypeError:          # not an array of a known backend: leave it
+        return x
+
+
+def fresh_tree(tree):
+    return _tree.map(fresh, tree)
+
+
 def check_diff_input(x, fname, where, holomorphic=None):
     """Differentiated inputs must be floating arrays: real or complex for
     grad (``holomorphic=None``), real for jacfwd, complex with holomorphic."""
@@ -94,7 +117,7 @@ def instantiate(x, like=None):
     if x is None or type(x) is Zero:
         if like is not None:
             from .. import numpy as xnp
-            return xnp.zeros_like(like)
+            return xnp._zeros_like(like)
         xp = default_namespace()
         return xp.zeros(x.shape, dtype=dtype_in(xp, x.dtype))
     if isinstance(x, Tracer):

@@ -26,12 +26,14 @@ from __future__ import annotations
 import functools
 import inspect
 
-from ..core import Primitive, Trace, Tracer, bind, new_main, current_trace, rematerialising
+from ..core import (Primitive, Trace, Tracer, bind, new_main, current_trace, rematerialising,
+                    active_level)
 from ..backends import is_inexact
 from .. import numpy as xnp
 from .. import tree as _tree
 from .jvp import JVPTracer, jvp_flat
 from .vjp import VJPTrace, vjp_flat, backward_pass
+from ._api import fresh, fresh_tree
 
 __all__ = ["custom_vjp", "custom_jvp", "checkpoint", "remat", "checkpoint_sequential"]
 
@@ -46,7 +48,7 @@ _DYN = object()     # marks an array leaf among static ones
 
 
 def _zeros(x):
-    return xnp.zeros_like(x)
+    return xnp._zeros_like(x)
 
 
 def _inexact(x):
@@ -70,8 +72,12 @@ class _Spec:
         self.out_tree = None
 
     def diff_args(self, flat):
+        # user code may write into its arguments: under a transform, plain
+        # arrays are copies (the caller's buffers, or residuals of a tape)
+        copy = active_level() > 0
         it = iter(flat)
-        leaves = [next(it) if d else s for d, s in zip(self.is_dyn, self.static)]
+        leaves = [(fresh(next(it)) if copy else next(it)) if d else s
+                  for d, s in zip(self.is_dyn, self.static)]
         return _tree.unflatten(self.in_tree, leaves)
 
     def full_args(self, flat):
@@ -113,7 +119,7 @@ class _Spec:
                 res.append(None)
                 continue
             if type(c) in (int, float):
-                c = xnp.full_like(p, c)
+                c = xnp._full_like(p, c)
             if tuple(c.shape) != tuple(p.shape):
                 raise ValueError(f"{who} of {self.name}: cotangent leaf {k} has shape "
                                  f"{tuple(c.shape)}, but its argument has shape {tuple(p.shape)}")
@@ -235,7 +241,11 @@ class _VJPSpec(_UserSpec):
         return r
 
     def _bwd(self, res, g_flat, primals):
-        cts = self.f.bwd(*self.nondiff_vals, res, _tree.unflatten(self.out_tree, g_flat))
+        # bwd may write into its residuals and cotangents: fresh copies, so
+        # a vjp_fn called again and the rest of the backward pass see the
+        # values fwd made
+        cts = self.f.bwd(*self.nondiff_vals, fresh_tree(res),
+                         _tree.unflatten(self.out_tree, [fresh(g) for g in g_flat]))
         return self.cts_flat(cts, primals, "bwd")
 
     def _check_closure(self, o_flat, trace):

@@ -208,7 +208,7 @@ def _elementwise_derivs(prim, params, primals, i, ans):
         full = list(primals)
         full[i] = z
         return bind(prim, *full, **params)
-    one = xnp.ones_like(primals[i])
+    one = xnp._ones_like(primals[i])
     d = prim.deriv[i] if prim.deriv is not None and i < len(prim.deriv) else None
     if d is None:
         (_, d1), (_, d2) = jvp(lambda z: jvp(f, (z,), (one,)), (primals[i],), (one,))
@@ -235,13 +235,13 @@ def _elementwise_second(prim, params, primals, i, j):
             full[j] = xs[1]
         return bind(prim, *full, **params)
     xi = primals[i]
-    one_i = xnp.ones_like(xi)
+    one_i = xnp._ones_like(xi)
     if i == j:
         return jvp(lambda z: jvp(f, (z,), (one_i,))[1], (xi,), (one_i,))[1]
     xj = primals[j]
-    one_j = xnp.ones_like(xj)
-    zero_j = xnp.zeros_like(xj)
-    zero_i = xnp.zeros_like(xi)
+    one_j = xnp._ones_like(xj)
+    zero_j = xnp._zeros_like(xj)
+    zero_i = xnp._zeros_like(xi)
     inner = lambda a, b: jvp(f, (a, b), (one_i, zero_j))[1]  # noqa: E731
     return jvp(inner, (xi, xj), (zero_i, one_j))[1]
 

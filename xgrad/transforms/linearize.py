@@ -17,7 +17,7 @@ from ..core import Trace, Tracer, new_main
 from ..backends import is_inexact
 from .. import numpy as xnp
 from .. import tree as _tree
-from ._api import as_primal, check_tangent, flatten_fun, instantiate
+from ._api import as_primal, check_tangent, flatten_fun, fresh, instantiate
 from .jvp import jvp_flat
 
 __all__ = ["linearize"]
@@ -34,12 +34,25 @@ class _StagedTracer(Tracer):
 
 
 class _StageTrace(Trace):
-    __slots__ = ("eqns", "n")
+    """Records the tangent computation. ``f_jvp`` outlives the call, so the
+    plain arrays the equations keep are copied once each (arrays ``fun``
+    closes over are the caller's, who may write them later)."""
+
+    __slots__ = ("eqns", "n", "copies")
 
     def __init__(self, level):
         Trace.__init__(self, level)
         self.eqns = []
         self.n = 0
+        self.copies = {}       # id(array) -> (array, copy) while staging
+
+    def _own(self, a):
+        if isinstance(a, Tracer) or not hasattr(a, "shape"):
+            return a
+        hit = self.copies.get(id(a))
+        if hit is None:
+            hit = self.copies[id(a)] = (a, fresh(a))
+        return hit[1]
 
     def new_var(self, shadow):
         v = self.n
@@ -48,7 +61,7 @@ class _StageTrace(Trace):
 
     def process_primitive(self, prim, args, params):
         vals, var_ids, _ = self.lower(args, prim)
-        refs = tuple((True, v) if v is not None else (False, a)
+        refs = tuple((True, v) if v is not None else (False, self._own(a))
                      for a, v in zip(args, var_ids))
         out = prim.bind(*vals, **params)
         if prim.is_call:               # several outputs
@@ -112,10 +125,12 @@ def linearize(fun, *primals):
     flat, in_tree = _tree.flatten(tuple(primals))
     flat = [as_primal(x, "linearize", f"primals{_tree.path_str(in_tree, i)}")
             for i, x in enumerate(flat)]
+    # f_jvp owns its residuals: the caller may write its arguments later
+    flat = [fresh(x) if is_inexact(x.dtype) else x for x in flat]
     store = {}
     f_flat = flatten_fun(fun, in_tree, store, "linearize")
     with new_main(_StageTrace) as st:
-        ins = [st.new_var(xnp.zeros_like(p)) if is_inexact(p.dtype) else None for p in flat]
+        ins = [st.new_var(xnp._zeros_like(p)) if is_inexact(p.dtype) else None for p in flat]
         in_vars = [None if t is None else t.aux for t in ins]
         outs, t_outs = jvp_flat(f_flat, flat, ins)
         # an output tangent is a staged variable, or does not depend on the
@@ -123,8 +138,9 @@ def linearize(fun, *primals):
         out_vars = [t.aux if isinstance(t, _StagedTracer) and t._trace is st else None
                     for t in t_outs]
     eqns, n = _live(st.eqns, out_vars), st.n
+    st.copies = None
     out_tree = store["tree"]
-    outs = [instantiate(o) for o in outs]
+    outs = [fresh(instantiate(o)) for o in outs]
 
     def f_jvp(*tangents):
         if len(tangents) != len(primals):
@@ -136,7 +152,7 @@ def linearize(fun, *primals):
                              f"have {in_tree}")
         t_flat = [check_tangent(p, t, f"tangents{_tree.path_str(in_tree, i)}", "f_jvp")
                   for i, (p, t) in enumerate(zip(flat, t_flat))]
-        t_flat = [xnp.zeros_like(p) if t is None and v is not None else t
+        t_flat = [xnp._zeros_like(p) if t is None and v is not None else t
                   for p, t, v in zip(flat, t_flat, in_vars)]
         env = _replay(eqns, n, in_vars, t_flat)
         res = [instantiate(env[v] if v is not None else None, like=o)

@@ -23,7 +23,7 @@ from ..backends import is_inexact, is_complex, dtype_in, backend_of
 from ..backends import type_namespaces as _type_namespaces
 from .. import numpy as xnp
 from .. import tree as _tree
-from ._api import Named, as_primal, diff_args, flatten_fun, instantiate, lower_out
+from ._api import Named, as_primal, diff_args, flatten_fun, fresh, instantiate, lower_out
 
 __all__ = ["VJPTrace", "VJPTracer", "vjp", "grad", "value_and_grad",
            "backward_pass", "vjp_flat"]
@@ -62,7 +62,8 @@ class VJPTrace(Trace):
         return VJPTracer(self, primal, node)
 
     def const(self, x):
-        return VJPTracer(self, x, None)
+        # a checkpointed function's forward run computes values only
+        return VJPTracer(self, x, None) if self.capture is None else x
 
     def record_call(self, outs, pull):
         """Wrap the outputs of a call primitive; ``pull(gs)`` maps the list of
@@ -191,6 +192,34 @@ class VJPTrace(Trace):
         if self.sites is None:
             self.sites = {}
         self.sites[len(self.tape)] = (prim.name, checker.site())
+
+
+class _OwningVJPTrace(VJPTrace):
+    """The trace of ``vjp``, whose ``vjp_fn`` outlives the call: the plain
+    arrays that recorded operations take (arrays ``fun`` closes over, which
+    the caller owns and may write later) are copied once each, so the
+    residuals the tape keeps are xgrad's own. (``grad`` uses its tape before
+    it returns and needs no copies.)"""
+
+    __slots__ = ("copies",)
+
+    def __init__(self, level):
+        VJPTrace.__init__(self, level)
+        self.copies = {}        # id(array) -> (array, copy) while tracing
+
+    def process_primitive(self, prim, args, params):
+        if self.capture is None and any(isinstance(a, Tracer) and a._trace is self
+                                        for a in args):
+            args = tuple(self._own(a) for a in args)
+        return VJPTrace.process_primitive(self, prim, args, params)
+
+    def _own(self, a):
+        if isinstance(a, Tracer) or not hasattr(a, "shape"):   # tracers, Python scalars
+            return a
+        hit = self.copies.get(id(a))
+        if hit is None:
+            hit = self.copies[id(a)] = (a, fresh(a))
+        return hit[1]
 
 
 def _fix(c, fix):
@@ -324,7 +353,7 @@ def _safe(prim, g, c):
     if prim is not None and prim.family == "elementwise":
         return xnp.where(zero, 0.0, c)
     if bool(xnp.all(zero)):
-        return xnp.zeros_like(c)
+        return xnp._zeros_like(c)
     return c
 
 
@@ -390,7 +419,7 @@ def _backward(tape, n, seeds, consume, keep, sites, safe):
     return cts
 
 
-def vjp_flat(f_flat, primals, captured=()):
+def vjp_flat(f_flat, primals, captured=(), trace_type=VJPTrace):
     """Trace ``f_flat`` on flat ``primals``; returns (outs, out_nodes, in_nodes, trace).
 
     ``captured``: ``(tracer, value)`` pairs, tracers (of a finished trace) that
@@ -398,7 +427,7 @@ def vjp_flat(f_flat, primals, captured=()):
     ``f_flat`` runs, each is rebound in place to a fresh input of this trace
     holding that value (their nodes follow the primals' in ``in_nodes``), then
     restored."""
-    with new_main(VJPTrace) as trace:
+    with new_main(trace_type) as trace:
         ins = [trace.new_input(p) if is_inexact(p.dtype) else p for p in primals]
         # read the nodes now: `x[i] = v` inside f_flat rebinds the tracer objects
         in_nodes = [x.aux if isinstance(x, VJPTracer) else None for x in ins]
@@ -442,9 +471,15 @@ def vjp(fun, *primals, has_aux=False):
             for i, x in enumerate(flat)]
     store = {}
     f_flat = flatten_fun(fun, in_tree, store, "vjp", has_aux)
-    outs, out_nodes, in_nodes, trace = vjp_flat(f_flat, flat)
+    # vjp_fn owns what it keeps: the caller may write into its arguments and
+    # into the returned outputs later, so the tape sees copies of both (and
+    # of closed-over arrays: _OwningVJPTrace)
+    outs, out_nodes, in_nodes, trace = vjp_flat(
+        f_flat, [fresh(x) if is_inexact(x.dtype) else x for x in flat],
+        trace_type=_OwningVJPTrace)
+    trace.copies = None
     out_tree = store["tree"]
-    outs = [instantiate(o) for o in outs]
+    outs = [fresh(instantiate(o)) for o in outs]
     tape, n = trace.tape, trace.n
 
     def vjp_fn(ct):
@@ -509,7 +544,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, *, _name="v
         out = _check_scalar_out(outs[0], _name, holomorphic)
         node = out_nodes[0]
         if node is not None:
-            seed = xnp.ones_like(out)
+            seed = xnp._ones_like(out)
             cts = backward_pass(trace.tape, trace.n, [(node, seed)], consume=True,
                                 sites=trace.sites, wanted=in_nodes)
         else:

@@ -21,7 +21,7 @@ from ..core import Trace, Tracer, new_main
 from .. import numpy as xnp
 from ..rules._batching import moveaxis
 from .. import tree as _tree
-from ._api import Named, as_primal
+from ._api import Named, as_primal, fresh
 
 __all__ = ["BatchTrace", "BatchTracer", "vmap"]
 
@@ -57,6 +57,11 @@ class BatchTrace(Trace):
     def __init__(self, level, size):
         Trace.__init__(self, level)
         self.size = size
+
+    def const_like(self, x, plain):
+        # NB: batched like x (one buffer per example), so that writes of
+        # batched values into it are recorded
+        return BatchTracer(self, plain(x.primal), x.aux)
 
     def process_primitive(self, prim, args, params):
         vals, bdims, batched = self.lower(args, prim)
@@ -185,7 +190,9 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
             raise ValueError("vmap: no argument is mapped (all in_axes are None); pass "
                              "axis_size to say how many examples to make")
         with new_main(BatchTrace, size) as trace:
-            ins = [x if ax is None else BatchTracer(trace, x, ax)
+            # an unmapped argument is the same for every example: a copy, so
+            # that a write into it in fun does not reach the caller's array
+            ins = [fresh(x) if ax is None else BatchTracer(trace, x, ax)
                    for x, ax in zip(flat, norm_axes)]
             a, k = _tree.unflatten(in_tree, ins)
             out = fun(*a, **k)
