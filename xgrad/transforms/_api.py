@@ -3,7 +3,7 @@ turning Python scalars into arrays, lowering outputs out of a finished trace,
 and instantiating symbolic zeros."""
 from __future__ import annotations
 
-from ..core import Tracer, Zero, current_trace
+from ..core import Tracer, Zero, all_finite, current_trace
 from ..backends import (SCALAR_TYPES, backend_of, default_namespace, dtype_in,
                         is_inexact, is_complex, to_array)
 from .. import tree as _tree
@@ -21,6 +21,26 @@ def as_primal(x, fname, where):
         raise TypeError(f"{fname}: {where} is a {type(x).__name__}; expected an "
                         f"array, a Python scalar, or a pytree of those") from None
     return to_array(x)
+
+
+def nan_safe_result(prim, t, c):
+    """``c``, what ``prim``'s JVP or VJP rule made of the tangent or
+    cotangent ``t``, in NaN-safe mode (``core.nan_safe``): an elementwise
+    primitive's result is zero wherever ``t`` is exactly zero (even where
+    the local derivative is Inf or NaN: ``0 * inf`` must not leak from a
+    discarded entry), and an all-zero ``t`` gives zero through any rule.
+    A finite ``c`` is returned as it is (one reduction)."""
+    if c is None or all_finite((c,)):
+        return c
+    from .. import numpy as xnp
+    zero = t == 0
+    if prim is not None and prim.family == "elementwise":
+        return xnp.where(zero, 0.0, c)
+    try:
+        all_zero = bool(xnp.all(zero))
+    except TypeError:        # no concrete value (under vmap, or staged by linearize)
+        return c
+    return xnp._zeros_like(c) if all_zero else c
 
 
 def fresh(x):
@@ -151,14 +171,30 @@ class ArgPath:
 
 def diff_args(args, argnums, fname, holomorphic=None):
     """The differentiated arguments, flattened and checked:
-    ``(multi, nums, flat leaves, in_tree)``."""
+    ``(multi, nums, flat leaves, in_tree, pick)``.
+
+    A repeated entry of ``argnums`` (``argnums=(0, 0)``) is differentiated
+    once: ``nums`` has no repeats, and ``pick`` (None when nothing repeats)
+    gives, for each entry of ``argnums``, its position in ``nums``; callers
+    build their result over ``nums`` and pick it out (``repeat``)."""
     multi, nums = check_argnums(argnums, len(args), fname)
+    pick = None
+    uniq = tuple(dict.fromkeys(nums))
+    if len(uniq) != len(nums):
+        pick = tuple(uniq.index(a) for a in nums)
+        nums = uniq
     flat, in_tree = _tree.flatten(tuple(args[i] for i in nums))
     for i, x in enumerate(flat):
         where = ArgPath(nums, in_tree, i)
         x = flat[i] = as_primal(x, fname, where)
         check_diff_input(x, fname, where, holomorphic)
-    return multi, nums, flat, in_tree
+    return multi, nums, flat, in_tree, pick
+
+
+def repeat(per_num, pick):
+    """A tuple with one entry per deduplicated argnum, as one entry per
+    argnum the caller asked for (see ``diff_args``)."""
+    return per_num if pick is None else tuple(per_num[k] for k in pick)
 
 
 def flatten_fun(fun, in_tree, store, fname, has_aux=False, args=None, nums=None, kwargs=None):

@@ -13,17 +13,18 @@ from .. import numpy as xnp
 from .. import tree as _tree
 from ..backends import backend_of, is_inexact, is_complex
 from .jvp import jvp
-from .vjp import vjp, grad
-from ._api import diff_args, flatten_fun, instantiate
+from .vjp import vjp_owning, grad
+from ._api import diff_args, flatten_fun, instantiate, repeat
 
 __all__ = ["jacfwd", "jacrev", "hessian", "hvp"]
 
 
-def _assemble(jac, out_tree, in_tree, multi):
-    """jac[o][i] -> pytree: outer structure of the output, inner of the input."""
+def _assemble(jac, out_tree, in_tree, multi, pick=None):
+    """jac[o][i] -> pytree: outer structure of the output, inner of the input
+    (``pick``: repeated argnums, see ``diff_args``)."""
     per_out = []
     for row in jac:
-        inner = _tree.unflatten(in_tree, row)
+        inner = repeat(_tree.unflatten(in_tree, row), pick)
         per_out.append(inner if multi else inner[0])
     return _tree.unflatten(out_tree, per_out)
 
@@ -57,7 +58,9 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     (one batched pass, no Python loop over basis vectors).
 
     Returns a function giving an array of shape ``out.shape + in.shape``
-    (pytrees nest as in JAX: output structure outside, input inside).
+    (pytrees nest as in JAX: output structure outside, input inside). A
+    repeated entry of a tuple ``argnums`` gets the same Jacobian in each
+    place (as ``grad``; so do ``jacrev`` and ``hessian``).
 
     >>> import xgrad, xgrad.numpy as xnp
     >>> xgrad.jacfwd(lambda x: x ** 2)(xnp.asarray([1.0, 2.0])).tolist()
@@ -66,7 +69,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     from .vmap import vmap
 
     def jac_f(*args, **kwargs):
-        multi, nums, flat, in_tree = diff_args(args, argnums, "jacfwd", holomorphic)
+        multi, nums, flat, in_tree, pick = diff_args(args, argnums, "jacfwd", holomorphic)
         store = {}
         f_flat = flatten_fun(fun, in_tree, store, "jacfwd", has_aux, args, nums, kwargs)
         basis, sizes = _std_basis(flat)
@@ -97,7 +100,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
                 ni, no = len(x.shape), len(o.shape)
                 row.append(xnp.permute_dims(b, tuple(range(ni, ni + no)) + tuple(range(ni))))
             jac.append(row)
-        res = _assemble(jac, store["tree"], in_tree, multi)
+        res = _assemble(jac, store["tree"], in_tree, multi, pick)
         return (res, aux) if has_aux else res
     return jac_f
 
@@ -113,11 +116,11 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False):
     from .vmap import vmap
 
     def jac_f(*args, **kwargs):
-        multi, nums, flat, in_tree = diff_args(args, argnums, "jacrev",
+        multi, nums, flat, in_tree, pick = diff_args(args, argnums, "jacrev",
                                                True if holomorphic else None)
         store = {}
         f_flat = flatten_fun(fun, in_tree, store, "jacrev", has_aux, args, nums, kwargs)
-        outs, vjp_fn = vjp(f_flat, *flat)
+        outs, vjp_fn = vjp_owning(f_flat, flat)   # vjp_fn does not escape: no copies
         for o, out in enumerate(outs):
             if not is_inexact(out.dtype):
                 raise TypeError(f"jacrev: output {o} has dtype {out.dtype}; "
@@ -140,7 +143,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False):
         per_in = [_split_rows(r, sizes, [o.shape for o in outs], x.shape)
                   for r, x in zip(rows, flat)]
         jac = [[per_in[k][o] for k in range(len(flat))] for o in range(len(outs))]
-        res = _assemble(jac, store["tree"], in_tree, multi)
+        res = _assemble(jac, store["tree"], in_tree, multi, pick)
         return (res, store["aux"]) if has_aux else res
     return jac_f
 

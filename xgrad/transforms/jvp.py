@@ -11,7 +11,7 @@ from ..core import Trace, Tracer, Zero, new_main
 from ..backends import is_inexact
 from .. import numpy as xnp
 from .. import tree as _tree
-from ._api import as_primal, check_tangent, instantiate, lower_out, flatten_fun
+from ._api import as_primal, check_tangent, flatten_fun, instantiate, lower_out, nan_safe_result
 
 __all__ = ["JVPTrace", "JVPTracer", "jvp", "jvp_flat"]
 
@@ -63,7 +63,7 @@ class JVPTrace(Trace):
             if c is None:
                 continue
             if self.safe:
-                c = _safe(prim, t, c)
+                c = nan_safe_result(prim, t, c)
             t_out = c if t_out is None else xnp.add(t_out, c)
         if t_out is None:
             return ans
@@ -74,19 +74,6 @@ class JVPTrace(Trace):
         if t_out.dtype != ans.dtype:
             t_out = xnp.astype(t_out, ans.dtype)
         return JVPTracer(self, ans, t_out)
-
-
-def _safe(prim, t, c):
-    """The tangent ``c`` that ``prim``'s rule made of ``t``, NaN-safely (as
-    ``vjp._safe``): zero where an elementwise primitive's ``t`` is zero."""
-    if _core.all_finite((c,)):
-        return c
-    zero = t == 0
-    if prim.family == "elementwise":
-        return xnp.where(zero, 0.0, c)
-    if bool(xnp.all(zero)):
-        return xnp._zeros_like(c)
-    return c
 
 
 def jvp_flat(f_flat, primals, tangents):

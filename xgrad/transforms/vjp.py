@@ -23,7 +23,8 @@ from ..backends import is_inexact, is_complex, dtype_in, backend_of
 from ..backends import type_namespaces as _type_namespaces
 from .. import numpy as xnp
 from .. import tree as _tree
-from ._api import Named, as_primal, diff_args, flatten_fun, fresh, instantiate, lower_out
+from ._api import (Named, as_primal, diff_args, flatten_fun, fresh, instantiate, lower_out,
+                   nan_safe_result, repeat)
 
 __all__ = ["VJPTrace", "VJPTracer", "vjp", "grad", "value_and_grad",
            "backward_pass", "vjp_flat"]
@@ -38,6 +39,24 @@ def _dots_suspended():
 
 class VJPTracer(Tracer):
     __slots__ = ()
+
+    # A checkpointed function that copies a traced value it closes over
+    # (copy.copy(w)) must capture w itself, as if a primitive had seen it: the
+    # recomputation copies the rebound w again, and only then is the copy a
+    # tracer of the recomputing trace (the forward run's copy is not reused).
+    def __copy__(self):
+        _capture_copied(self)
+        return Tracer.__copy__(self)
+
+    def __deepcopy__(self, memo):
+        _capture_copied(self)
+        return Tracer.__deepcopy__(self, memo)
+
+
+def _capture_copied(x):
+    cap = getattr(x._trace, "capture", None)
+    if cap is not None and id(x) not in cap:
+        cap[id(x)] = (x, x.primal, x.aux)
 
 
 class VJPTrace(Trace):
@@ -343,20 +362,6 @@ def backward_pass(tape, n, seeds, consume, keep=(), sites=None, wanted=None):
     return cts
 
 
-def _safe(prim, g, c):
-    """``c``, the VJP of ``prim`` applied to ``g``, NaN-safely: entries of an
-    elementwise primitive's cotangent whose ``g`` is exactly zero are zero,
-    and an all-zero ``g`` gives a zero cotangent through any rule."""
-    if c is None or type(c) is Scattered or _core.all_finite((c,)):
-        return c
-    zero = g == 0
-    if prim is not None and prim.family == "elementwise":
-        return xnp.where(zero, 0.0, c)
-    if bool(xnp.all(zero)):
-        return xnp._zeros_like(c)
-    return c
-
-
 def _backward(tape, n, seeds, consume, keep, sites, safe):
     checker = _core._checker
     ctx = checker.backward if checker is not None else None
@@ -396,8 +401,8 @@ def _backward(tape, n, seeds, consume, keep, sites, safe):
                 cts[out] = None
             for node, fn, fix in entries:
                 c = fn(g)
-                if safe:
-                    c = _safe(prim, g, c)
+                if safe and type(c) is not Scattered:
+                    c = nan_safe_result(prim, g, c)
                 if c is None:
                     continue
                 if type(c) is Scattered:
@@ -451,6 +456,11 @@ def vjp_flat(f_flat, primals, captured=(), trace_type=VJPTrace):
 def vjp(fun, *primals, has_aux=False):
     """Reverse-mode vector-Jacobian product.
 
+    NB: ``vjp_fn`` owns what it keeps: it is unaffected by later in-place
+    writes to the primals, to the returned outputs or to arrays ``fun``
+    closes over (it holds copies of those it needs; JAX gets this from
+    immutable arrays).
+
     Args:
       fun: function of ``len(primals)`` positional arguments (pytrees of arrays).
       *primals: the point at which to differentiate.
@@ -466,6 +476,12 @@ def vjp(fun, *primals, has_aux=False):
     >>> float(f_vjp(xnp.asarray(3.0))[0])
     3.0
     """
+    return vjp_owning(fun, primals, has_aux, own=True)
+
+
+def vjp_owning(fun, primals, has_aux=False, own=False):
+    """``vjp``; with ``own=False`` the tape keeps the caller's arrays
+    themselves (for callers whose ``vjp_fn`` does not escape, as jacrev)."""
     flat, in_tree = _tree.flatten(tuple(primals))
     flat = [as_primal(x, "vjp", f"argument{_tree.path_str(in_tree, i)}")
             for i, x in enumerate(flat)]
@@ -474,12 +490,16 @@ def vjp(fun, *primals, has_aux=False):
     # vjp_fn owns what it keeps: the caller may write into its arguments and
     # into the returned outputs later, so the tape sees copies of both (and
     # of closed-over arrays: _OwningVJPTrace)
-    outs, out_nodes, in_nodes, trace = vjp_flat(
-        f_flat, [fresh(x) if is_inexact(x.dtype) else x for x in flat],
-        trace_type=_OwningVJPTrace)
-    trace.copies = None
+    if own:
+        outs, out_nodes, in_nodes, trace = vjp_flat(
+            f_flat, [fresh(x) if is_inexact(x.dtype) else x for x in flat],
+            trace_type=_OwningVJPTrace)
+        trace.copies = None
+        outs = [fresh(instantiate(o)) for o in outs]
+    else:
+        outs, out_nodes, in_nodes, trace = vjp_flat(f_flat, flat)
+        outs = [instantiate(o) for o in outs]
     out_tree = store["tree"]
-    outs = [fresh(instantiate(o)) for o in outs]
     tape, n = trace.tape, trace.n
 
     def vjp_fn(ct):
@@ -518,7 +538,8 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, *, _name="v
       fun: function returning a real scalar (shape ``()``), or
         ``(scalar, aux)`` with ``has_aux``.
       argnums: int or tuple of ints: which positional arguments to
-        differentiate.
+        differentiate; a repeated entry gets the same gradient in each
+        place (as ``grad``).
       has_aux: see above.
       holomorphic: ``fun`` is holomorphic (complex in, complex out); the
         result is the complex derivative f'(z).
@@ -534,7 +555,8 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, *, _name="v
     """
 
     def vg(*args, **kwargs):
-        multi, nums, flat, in_tree = diff_args(args, argnums, _name, True if holomorphic else None)
+        multi, nums, flat, in_tree, pick = diff_args(args, argnums, _name,
+                                                     True if holomorphic else None)
         store = {}
         f_flat = flatten_fun(fun, in_tree, store, _name, has_aux, args, nums, kwargs)
         outs, out_nodes, in_nodes, trace = vjp_flat(f_flat, flat)
@@ -551,7 +573,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, *, _name="v
             cts = [None] * trace.n
         g_flat = [instantiate(cts[nd] if nd is not None else None, like=p)
                   for p, nd in zip(flat, in_nodes)]
-        g = _tree.unflatten(in_tree, g_flat)
+        g = repeat(_tree.unflatten(in_tree, g_flat), pick)
         if not multi:
             g = g[0]
         value = (out, store["aux"]) if has_aux else out
@@ -590,7 +612,9 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False):
     Args:
       fun: function returning a real scalar (shape ``()``).
       argnums: int or tuple of ints: which positional arguments to
-        differentiate (a tuple gives a tuple of gradients).
+        differentiate (a tuple gives a tuple of gradients). NB: an entry
+        may repeat (``argnums=(0, 0)``): each place gets the gradient with
+        respect to that argument (JAX gives no defined result there).
       has_aux: ``fun`` returns ``(scalar, aux)``; then ``(grad, aux)`` is returned.
       holomorphic: differentiate a holomorphic complex function (complex
         input and output): returns f'(z).
