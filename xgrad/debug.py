@@ -33,7 +33,7 @@ from .backends import backend_of, is_inexact
 from .rules import defprim
 from .rules import _batching
 from .transforms.vjp import vjp_flat, backward_pass, VJPTracer
-from .transforms._api import as_primal, instantiate
+from .transforms._api import as_primal, fresh, instantiate
 
 __all__ = ["make_tape", "to_dot", "make_graph", "hook", "tangent_hook", "tag",
            "grad_intermediates", "nan_check", "set_nan_check", "grad_report", "Tape"]
@@ -236,13 +236,23 @@ def make_graph(fun, filename=None, format="svg"):
 # hooks
 
 def _apply_hook(fn, g):
-    r = fn(g)
+    # fn sees a copy: the cotangent may be shared with the rest of the
+    # backward pass (or be a read-only broadcast view), and fn may write it
+    seen = fresh(g)
+    r = fn(seen)
     if r is None:
-        return g
+        return seen if seen is not g and _written(seen, g) else g
     if tuple(r.shape) != tuple(g.shape):
         raise ValueError(f"hook: {getattr(fn, '__name__', fn)} returned shape {tuple(r.shape)} "
                          f"for a cotangent of shape {tuple(g.shape)}")
     return r
+
+
+def _written(seen, g):
+    """Did the hook write into its copy (``g[...] *= 0.5`` and return
+    nothing)? Then the written copy is the new cotangent."""
+    xp = backend_of(seen)
+    return not bool(xp.all(xp.equal(seen, g)))
 
 
 _hook_p = defprim("debug_hook", lambda xp, x, *, fn: x,

@@ -442,6 +442,10 @@ def _gather_traced(x, idx):
     that batch and differentiate."""
     parts = idx if isinstance(idx, tuple) else (idx,)
     pos = [j for j, p in enumerate(parts) if isinstance(p, Tracer)]
+    if builtins.any(isdtype(p.dtype, "bool") for p in parts if isinstance(p, Tracer)):
+        raise TypeError("x[mask] with a boolean mask that differs per example (under vmap) "
+                        "has no fixed shape; use xgrad.numpy.where(mask, x, 0.0) (and a "
+                        "reduction) instead")
     if len(pos) != 1 or builtins.any(not (isinstance(p, slice) and p == slice(None))
                                      for j, p in enumerate(parts) if j != pos[0]):
         raise TypeError("an index without a concrete value (it differs per example under "
@@ -968,7 +972,20 @@ def _setitem(self, idx, value):
             "checkpoint: the checkpointed function updates a traced value it closes "
             "over (x[idx] = v); its recomputation would not see the same value. Pass "
             "the value as an argument, or update a copy (y = x * 1.0; y[idx] = v)")
-    new = _index_set(self, value, _norm_index(idx))
+    try:
+        static = _norm_index(idx)
+    except TypeError:
+        # a per-example boolean mask under vmap: y[mask] = scalar is a select
+        if not (isinstance(idx, Tracer) and isdtype(idx.dtype, "bool")
+                and _ndim(value) == 0):
+            raise
+        static = None
+    if static is not None:
+        new = _index_set(self, value, static)
+    else:
+        new = where(idx, value, self)
+        if new.dtype != self.dtype:
+            new = astype(new, self.dtype)
     if isinstance(new, Tracer):
         self.__class__ = type(new)
         self._trace, self.primal, self.aux = new._trace, new.primal, new.aux
