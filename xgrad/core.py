@@ -31,7 +31,8 @@ import sys
 import threading
 from contextlib import contextmanager
 
-from .backends import namespace, default_namespace, type_namespaces, is_complex, is_inexact, is_lazy
+from .backends import (namespace, default_namespace, type_namespaces, flat_view, is_complex,
+                       is_inexact, is_lazy)
 
 _ns_get = type_namespaces.get   # tracer types are never in it
 
@@ -220,7 +221,7 @@ def all_finite(xs):
         kind = _finite_kind(xp, x.dtype)
         if kind is None:
             continue
-        v = xp.reshape(x, (-1,))
+        v = flat_view(xp, x)
         s = xp.matmul(v, v) if kind == "real" else xp.sum(v)
         if not bool(xp.isfinite(s)):
             return False

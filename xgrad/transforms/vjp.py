@@ -345,20 +345,22 @@ def backward_pass(tape, n, seeds, consume, keep=(), sites=None, wanted=None):
     (``sites``: record index -> (primitive, forward call site)).
 
     NaN safety: with ``wanted`` (the nodes whose cotangents the caller
-    returns), the pass runs the fast way first, keeping the tape; only when
-    a wanted cotangent comes out non-finite is it run again in NaN-safe mode
-    (``core.nan_safe``), where an exactly zero cotangent stays zero through
-    every rule. The fast path pays one reduction per wanted cotangent.
+    returns; for a tape that is kept, as ``vjp_fn``'s), the pass runs the
+    fast way first; only when a wanted cotangent comes out non-finite is it
+    run again in NaN-safe mode (``core.nan_safe``), where an exactly zero
+    cotangent stays zero through every rule. The fast path pays one
+    reduction per wanted cotangent. (``grad`` consumes its tape and redoes
+    the whole call instead: see ``value_and_grad``.)
     """
     safe = _core._state.nan_safe > 0 or _core.checking()
     if wanted is None or safe:
         return _backward(tape, n, seeds, consume, keep, sites, safe)
+    if consume:
+        raise ValueError("backward_pass: a consumed tape can't be run again (wanted=)")
     cts = _backward(tape, n, seeds, False, keep, sites, False)
     if not _core.all_finite([_dense(cts[w]) for w in wanted if w is not None]):
         with _core.nan_safe():
             cts = _backward(tape, n, seeds, False, keep, sites, True)
-    if consume:
-        tape.clear()
     return cts
 
 
@@ -559,6 +561,21 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, *, _name="v
                                                      True if holomorphic else None)
         store = {}
         f_flat = flatten_fun(fun, in_tree, store, _name, has_aux, args, nums, kwargs)
+        out, g_flat = _value_and_grad_flat(f_flat, flat, holomorphic)
+        if not _core.nan_safe_on() and not _core.checking() and not _core.all_finite(g_flat):
+            # NaN safety (core.nan_safe): a non-finite gradient is computed
+            # once more, NaN-safely. NB: the tape of the fast attempt was
+            # consumed as it ran (its residuals freed early), so the function
+            # runs again: its side effects happen twice in this case
+            with _core.nan_safe():
+                out, g_flat = _value_and_grad_flat(f_flat, flat, holomorphic)
+        g = repeat(_tree.unflatten(in_tree, g_flat), pick)
+        if not multi:
+            g = g[0]
+        value = (out, store["aux"]) if has_aux else out
+        return value, g
+
+    def _value_and_grad_flat(f_flat, flat, holomorphic):
         outs, out_nodes, in_nodes, trace = vjp_flat(f_flat, flat)
         if len(outs) != 1:
             raise TypeError(f"{_name} requires a function that returns a scalar array, got a "
@@ -568,16 +585,11 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, *, _name="v
         if node is not None:
             seed = xnp._ones_like(out)
             cts = backward_pass(trace.tape, trace.n, [(node, seed)], consume=True,
-                                sites=trace.sites, wanted=in_nodes)
+                                sites=trace.sites)
         else:
             cts = [None] * trace.n
-        g_flat = [instantiate(cts[nd] if nd is not None else None, like=p)
-                  for p, nd in zip(flat, in_nodes)]
-        g = repeat(_tree.unflatten(in_tree, g_flat), pick)
-        if not multi:
-            g = g[0]
-        value = (out, store["aux"]) if has_aux else out
-        return value, g
+        return out, [instantiate(cts[nd] if nd is not None else None, like=p)
+                     for p, nd in zip(flat, in_nodes)]
 
     return vg
 
