@@ -149,6 +149,15 @@ def is_complex(dt):
     return _kind(dt) == "c"
 
 
+def flat_view(xp, x):
+    """``x`` as a 1-d array, without a copy where the backend can (numpy and
+    cupy: ``ravel(order="K")`` keeps a transposed product's layout; the
+    standard's ``reshape`` copies any array that is not C-contiguous)."""
+    if array_api_compat.is_numpy_array(x) or array_api_compat.is_cupy_array(x):
+        return x.ravel(order="K")
+    return xp.reshape(x, (-1,))
+
+
 def is_lazy(xp):
     """True for namespaces whose arrays are evaluated later (dask): xgrad
     never forces a value of theirs to check it."""
