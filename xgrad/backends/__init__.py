@@ -204,13 +204,87 @@ def _is_int_array(i):
 
 
 def index_set(xp, x, idx, v):
-    """``x`` with ``x[idx] = v`` (a copy; ``x`` is never written)."""
+    """``x`` with ``x[idx] = v`` (a copy; ``x`` is never written).
+
+    Repeated integer indices (``x[[0, 0]] = v``): which write wins is the
+    backend's. numpy: the last one in C order of the indexed region, as
+    observed (its docs promise no order: "For advanced assignments, there is
+    in general no guarantee for the iteration order"); cupy: undefined, per
+    its "Differences between CuPy and NumPy" page; array_api_strict has no
+    integer-array setitem at all (the standard leaves it implementation-
+    defined), so there ``_index_set_gather`` writes, the last write in C
+    order winning. The VJP asks ``index_winners``, which replays the writes
+    through this very function, so reverse mode agrees with the value and
+    with forward mode whatever a deterministic backend does.
+    """
     q = _quirk(xp, "index_set")
     if q is not None:
         return q(x, idx, v)
     out = xp.asarray(x, copy=True)
-    out[idx] = v
+    try:
+        out[idx] = v
+    except IndexError:
+        parts = idx if isinstance(idx, tuple) else (idx,)
+        if not any(_is_int_array(p) and not _is_bool(xp, p) for p in parts):
+            raise
+        return _index_set_gather(xp, out, idx, v)
     return out
+
+
+def _index_set_gather(xp, out, idx, v):
+    """``out[idx] = v`` on a backend whose setitem refuses integer arrays
+    (array_api_strict), for any index it can gather with: the flat positions
+    written come from gathering an ``arange``; a stable sort puts the writes
+    to one position together, in C order, and the last of each run wins; a
+    ``searchsorted`` of every position among the winners then selects, with
+    gathers only. O((n + k) log k) for k writes into n elements."""
+    shape = tuple(out.shape)
+    n = math.prod(shape)
+    try:
+        where_to = xp.reshape(xp.arange(n), shape)[idx]
+    except IndexError as e:
+        raise IndexError(f"{xp.__name__} has no integer-array setitem, and xgrad's "
+                         f"fallback needs an index it can gather with ({e})") from None
+    k = math.prod(where_to.shape)
+    if k == 0:
+        return out
+    pos = xp.reshape(where_to, (k,))
+    vals = xp.asarray(v, dtype=out.dtype)
+    if vals.ndim > where_to.ndim:          # leading size-1 axes, as numpy's setitem allows
+        vals = xp.reshape(vals, tuple(vals.shape)[vals.ndim - where_to.ndim:])
+    vals = xp.reshape(xp.broadcast_to(vals, tuple(where_to.shape)), (k,))
+    order = xp.argsort(pos, stable=True)
+    sp = xp.take(pos, order)
+    last = xp.concat((sp[1:] != sp[:-1], xp.ones((1,), dtype=xp.bool)))
+    uniq, src = sp[last], order[last]              # written positions, ascending; their winners
+    every = xp.arange(n)
+    j = xp.clip(xp.searchsorted(uniq, every), max=uniq.shape[0] - 1)
+    hit = xp.take(uniq, j) == every
+    flat = xp.where(hit, xp.take(vals, xp.take(src, j)), xp.reshape(out, (n,)))
+    return xp.reshape(flat, shape)
+
+
+def index_winners(xp, shape, idx):
+    """Which entries of the region ``x[idx]`` (``x`` of ``shape``) survive
+    ``x[idx] = v``: a boolean array of the region's shape, False where a
+    repeated integer index let another write overwrite the entry; ``None``
+    when nothing is overwritten, so the caller needs no mask. Ints, slices
+    and boolean masks never repeat: with no integer index array of two or
+    more elements this returns at once. Otherwise the writes are replayed by
+    ``index_set`` itself on integer ids (``tag[idx] = ids``; an entry won if
+    ``tag[idx]`` reads its own id back), so the answer is the backend's own
+    order of writes, the one the value and forward mode got."""
+    parts = idx if isinstance(idx, tuple) else (idx,)
+    arrays = [p for p in parts if _is_int_array(p) and not _is_bool(xp, p)
+              and math.prod(p.shape) > 1]
+    if not arrays:
+        return None
+    dev = array_api_compat.device(arrays[0])
+    tag = xp.zeros(shape, dtype=xp.int64, device=dev)
+    region = tuple(tag[idx].shape)
+    ids = xp.reshape(xp.arange(math.prod(region), dtype=xp.int64, device=dev), region)
+    won = index_set(xp, tag, idx, ids)[idx] == ids
+    return None if bool(xp.all(won)) else won
 
 
 def index_add(xp, x, idx, v):

@@ -519,9 +519,25 @@ def scatter_rule(prim):
         if len(parts) == 1 and _is_array(parts[0]) and _is_bool_array(parts[0]) \
                 and parts[0].ndim == r:
             return _masked_update(prim, x, v, bv, parts[0], size)
-        new, ob = _front_index(parts)
+        if any(_is_array(p) for p in parts) and all(_is_array(p) or isinstance(p, int)
+                                                    for p in parts):
+            # ints and index arrays only: an arange picks the example (as in
+            # getitem_rule), a form array_api_strict can gather and so write
+            # with (a slice among index arrays it rejects). The example's
+            # repeated positions repeat within its own batch row only, in the
+            # same order, so the same write wins as without vmap.
+            new, ob = _gather_index(x, parts), 0
+        else:
+            new, ob = _front_index(parts)
         region = _index_shape(tuple(x.shape), new)
         rr = len(region) - 1                  # example rank of the region
+        extra = _rank(v, bv) - rr
+        if extra > 0:                         # leading size-1 axes numpy's setitem drops
+            if bv is not None:
+                v, bv = move_to_front(v, bv), 0
+                v = xnp.reshape(v, (size,) + tuple(v.shape)[1 + extra:])
+            else:
+                v = xnp.reshape(v, tuple(v.shape)[extra:])
         if bv is not None:
             k = v.ndim - 1
             v = _align(v, bv, k, ob, rr) if (k < rr or bv != ob) else v

@@ -8,10 +8,13 @@ their concrete values: an index has no derivative).
 """
 from __future__ import annotations
 
+import math
+
 from . import defprim
 from . import _batching as B
 from .. import numpy as xnp
-from ..backends import index_add as _backend_index_add, index_set as _backend_index_set
+from ..backends import (backend_of, index_add as _backend_index_add,
+                        index_set as _backend_index_set, index_winners as _index_winners)
 
 def _without_newaxes(idx, ndim):
     """A basic index without its ``None`` entries, and the axes of ``x[idx]``
@@ -53,17 +56,73 @@ def _getitem_vjp(ans, x, *, idx):
 defprim("getitem", lambda xp, x, *, idx: x[idx], linear=True, vjp=_getitem_vjp,
         batch=B.getitem_rule)
 
+# index_add: repeated indices accumulate (numpy's np.add.at), so every write
+# gets the whole cotangent of its position: the VJP of v is the plain gather.
 defprim("index_add", lambda xp, x, v, *, idx: _backend_index_add(xp, x, idx, v),
         nargs=2, linear=False,
         jvp=(lambda x_dot, ans, x, v, *, idx: x_dot,
              lambda v_dot, ans, x, v, *, idx: xnp._index_add(xnp.zeros_like(ans), v_dot, idx)),
         vjp=(lambda ans, x, v, *, idx: lambda g: g,
-             lambda ans, x, v, *, idx: lambda g: g[idx]),
+             lambda ans, x, v, *, idx: _update_vjp(ans, v, idx, None)),
         batch=B.scatter_rule)
+
+
+def _update_vjp(ans, v, idx, won):
+    """The cotangent of ``v`` in an update of ``x`` at ``idx``: ``g[idx]``,
+    masked to the writes that won (``won``, or None).
+
+    NB: the one place a rule sums a cotangent down. The engine sums a
+    broadcast cotangent back to an input whose shape differs from the
+    output's, but ``v`` broadcasts against the region ``x[idx]``, not ``x``:
+    in ``x[[0, 0]] = v`` with ``x`` and ``v`` of shape (1,) the region is
+    (2,) and the engine sees nothing to do; and numpy lets ``v`` have
+    leading size-1 axes the region lacks (``x[0] = v``, ``v`` (1, 3) for
+    ``x`` (2, 3)), which no unbroadcast undoes. The check is on shapes, in
+    the backward pass, so a forward pass pays nothing for it."""
+    vs, s = tuple(v.shape), tuple(ans.shape)
+
+    def vjp(g):
+        c = g[idx] if won is None else xnp.where(won, g[idx], 0.0)
+        cs = tuple(c.shape)
+        if cs == vs or (vs != s and len(vs) <= len(cs)):
+            return c                    # nothing to sum, or the engine sums
+        if len(vs) > len(cs):
+            c = xnp.reshape(c, (1,) * (len(vs) - len(cs)) + cs)
+        return xnp._unbroadcast(c, vs)
+    return vjp
+
+
+_bool_dtypes: dict = {}
+
+
+def _is_bool(dt, p):
+    key = (type(dt), dt)          # the type first: backends' dtypes never compare
+    try:
+        return _bool_dtypes[key]
+    except KeyError:
+        b = _bool_dtypes[key] = B._is_bool_array(p)
+        return b
+
+
+def _index_set_vjp_v(ans, x, v, *, idx):
+    """The cotangent of ``v`` in ``x[idx] = v``: ``g[idx]``, but with a
+    repeated integer index only the write that won gets its entry. Plain
+    ``g[idx]`` breaks on ``x[[0, 0, 2]] = v``: position 0 holds ``v[1]``, yet
+    ``g[0]`` would go to ``v[0]`` as well, so jacrev gave d x[0]/d v[0] = 1
+    where jacfwd (and the value) say 0. The mask is a constant, computed once
+    from the static index (nothing to do without integer index arrays); a
+    broadcast ``v`` then gets the sum over the entries that won (the engine's
+    unbroadcast)."""
+    for p in (idx if type(idx) is tuple else (idx,)):
+        s = getattr(p, "shape", None)         # only an integer array of 2+ elements repeats
+        if s and math.prod(s) > 1 and not _is_bool(p.dtype, p):
+            return _update_vjp(ans, v, idx, _index_winners(backend_of(ans), tuple(ans.shape), idx))
+    return _update_vjp(ans, v, idx, None)    # ints, slices, masks: the plain path
+
 
 defprim("index_set", lambda xp, x, v, *, idx: _backend_index_set(xp, x, idx, v), nargs=2,
         jvp=(lambda x_dot, ans, x, v, *, idx: xnp._index_set(x_dot, 0.0, idx),
              lambda v_dot, ans, x, v, *, idx: xnp._index_set(xnp.zeros_like(ans), v_dot, idx)),
         vjp=(lambda ans, x, v, *, idx: lambda g: xnp._index_set(g, 0.0, idx),
-             lambda ans, x, v, *, idx: lambda g: g[idx]),
+             _index_set_vjp_v),
         batch=B.scatter_rule)
