@@ -339,7 +339,7 @@ def grad_intermediates(fun, argnums=0):
 
         (out,), (node,), in_nodes, trace = vjp_flat(f_flat, flat)
         keep = {nd for nd, _ in names.values() if nd is not None}
-        seeds = [(node, xnp.ones_like(instantiate(out)))] if node is not None else []
+        seeds = [(node, xnp._ones_like(instantiate(out)))] if node is not None else []
         cts = backward_pass(trace.tape, trace.n, seeds, consume=True, keep=keep)
         grads = _tree.unflatten(in_tree, [instantiate(cts[nd] if nd is not None else None, like=p)
                                           for p, nd in zip(flat, in_nodes)])

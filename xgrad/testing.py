@@ -89,7 +89,7 @@ def _numerical_vjp(fun, args, flat, tree, i, cts, eps):
         for unit in units:
             e = _np_host.zeros(x.shape, dtype=x.dtype)
             e.flat[k] = unit
-            t_flat = [_like(y, e) if j == i else xnp.zeros_like(y) if hasattr(y, "dtype") else y
+            t_flat = [_like(y, e) if j == i else xnp._zeros_like(y) if hasattr(y, "dtype") else y
                       for j, y in enumerate(flat)]
             d = numerical_jvp(fun, args, _tree.unflatten(tree, t_flat), eps)
             val = sum(_vdot(n, c).real for n, c in zip(d, cts))
@@ -150,7 +150,7 @@ def _check(fun, args, order, modes, atol, rtol, eps, rng, path):
             f"array (output leaves: {', '.join(_leaf_kind(o) for o in o_flat) or 'none'})")
     here = " over ".join(reversed(path)) or "-"
     for i in diff:
-        t_flat = [_rand_like(rng, x) if k == i else xnp.zeros_like(x) if hasattr(x, "dtype") else x
+        t_flat = [_rand_like(rng, x) if k == i else xnp._zeros_like(x) if hasattr(x, "dtype") else x
                   for k, x in enumerate(flat)]
         tangents = _tree.unflatten(tree, t_flat)
         name = f"{i}{_tree.path_str(tree, i)}" if len(flat) > 1 else "0"

@@ -61,7 +61,7 @@ defprim("getitem", lambda xp, x, *, idx: x[idx], linear=True, vjp=_getitem_vjp,
 defprim("index_add", lambda xp, x, v, *, idx: _backend_index_add(xp, x, idx, v),
         nargs=2, linear=False,
         jvp=(lambda x_dot, ans, x, v, *, idx: x_dot,
-             lambda v_dot, ans, x, v, *, idx: xnp._index_add(xnp.zeros_like(ans), v_dot, idx)),
+             lambda v_dot, ans, x, v, *, idx: xnp._index_add(xnp._zeros_like(ans), v_dot, idx)),
         vjp=(lambda ans, x, v, *, idx: lambda g: g,
              lambda ans, x, v, *, idx: _update_vjp(ans, v, idx, None)),
         batch=B.scatter_rule)
@@ -122,7 +122,7 @@ def _index_set_vjp_v(ans, x, v, *, idx):
 
 defprim("index_set", lambda xp, x, v, *, idx: _backend_index_set(xp, x, idx, v), nargs=2,
         jvp=(lambda x_dot, ans, x, v, *, idx: xnp._index_set(x_dot, 0.0, idx),
-             lambda v_dot, ans, x, v, *, idx: xnp._index_set(xnp.zeros_like(ans), v_dot, idx)),
+             lambda v_dot, ans, x, v, *, idx: xnp._index_set(xnp._zeros_like(ans), v_dot, idx)),
         vjp=(lambda ans, x, v, *, idx: lambda g: xnp._index_set(g, 0.0, idx),
              _index_set_vjp_v),
         batch=B.scatter_rule)
