@@ -508,6 +508,11 @@ class _RematSpec(_Spec):
                     o_flat[i] = o.primal
         finally:
             seen, trace.capture = list(trace.capture.values()), prev
+        # under vjp (whose vjp_fn outlives the call: trace.copies) the
+        # recomputation may run after the caller wrote its plain arguments
+        # (constants of this trace): keep copies, as for any residual
+        if trace.copies is not None:
+            primals = [fresh(p) if nd is None else p for p, nd in zip(primals, nodes)]
         captured = [(c, value) for c, value, _ in seen]
         cap_nodes = [node for _, _, node in seen]
         if not captured and all(nd is None for nd in nodes):
@@ -674,4 +679,8 @@ def stop_gradient(x):
     """
     from ..core import RULES
     p = RULES["stop_gradient"]
-    return _tree.map(lambda leaf: bind(p, leaf) if isinstance(leaf, Tracer) else leaf, x)
+    # under a transform the result is always a fresh value (user code may
+    # write into it), as it is for a traced leaf (the row's impl copies)
+    copy = active_level() > 0
+    return _tree.map(lambda leaf: bind(p, leaf) if isinstance(leaf, Tracer)
+                     else fresh(leaf) if copy else leaf, x)

@@ -64,7 +64,7 @@ class VJPTrace(Trace):
     record (several outputs) is ``(out_nodes_tuple, pull)`` where
     ``pull(cotangents) -> [(in_node, cotangent), ...]``."""
 
-    __slots__ = ("tape", "n", "sites", "capture")
+    __slots__ = ("tape", "n", "sites", "capture", "copies")
 
     def __init__(self, level):
         Trace.__init__(self, level)
@@ -74,6 +74,7 @@ class VJPTrace(Trace):
         # while a checkpointed function runs forward: {id: tracer} of this
         # trace's tracers it closes over (nothing is recorded meanwhile)
         self.capture = None
+        self.copies = None      # id(plain array) -> (array, copy) while tracing (_own)
 
     def new_input(self, primal):
         node = self.n
@@ -117,7 +118,9 @@ class VJPTrace(Trace):
         vals = []
         for a in args:
             if isinstance(a, Tracer):
-                if a._trace is self:
+                if a._trace is self and a.aux is None:   # a constant of this trace
+                    a = a.primal
+                elif a._trace is self:
                     if id(a) not in self.capture:     # as the function first saw it
                         self.capture[id(a)] = (a, a.primal, a.aux)
                     a = a.primal
@@ -134,11 +137,15 @@ class VJPTrace(Trace):
         diff = False
         xp = None              # the primals' backend; False: take the full bind
         arrays = 0
+        tracers = 0
         for a in args:
             if isinstance(a, Tracer):
+                tracers += 1
                 if a._trace is self:
-                    nodes.append(a.aux)
-                    diff = True
+                    node = a.aux
+                    nodes.append(node)
+                    if node is not None:        # None: a constant of this trace
+                        diff = True
                     a = a.primal
                 else:
                     self.check_lower(a._trace, prim)
@@ -166,6 +173,8 @@ class VJPTrace(Trace):
         rules = prim.vjp
         if not diff or rules is None:
             return ans
+        if self.copies is not None and arrays > tracers:   # vjp: plain operands
+            self._own(args, primals)
         if len(nodes) == 1:                    # unary: one entry
             mk = rules[0]
             fn = None if mk is None else mk(ans, *primals, **params)
@@ -207,38 +216,33 @@ class VJPTrace(Trace):
         self.tape.append((out, entries, prim))
         return VJPTracer(self, ans, out)
 
+    def _own(self, args, primals):
+        """For ``vjp``, whose ``vjp_fn`` outlives the call (``copies`` is a
+        dict while it traces): the plain arrays among a recorded operation's
+        operands (arrays the function closes over) become copies, one per
+        array, before the rule keeps them as residuals, since the caller may
+        write them after the call. Intermediate values (primals of tracers)
+        are xgrad's own and never copied.
+
+        NB: ``grad`` takes no copies: its tape is used before it returns, and
+        a copy of a large closed-over batch costs more than its matmul on
+        fresh memory (+6% on the peers' MLP). So numpy code that writes into
+        a plain array after an operation used it, inside the differentiated
+        function (``y = x * c; c[0] = 9.``), changes that derivative: write
+        into a copy (see README, Sharp bits)."""
+        copies = self.copies
+        for i, a in enumerate(args):
+            if isinstance(a, Tracer) or not hasattr(a, "shape"):
+                continue
+            hit = copies.get(id(a))
+            if hit is None:
+                hit = copies[id(a)] = (a, fresh(a))
+            primals[i] = hit[1]
+
     def _site(self, prim, checker):
         if self.sites is None:
             self.sites = {}
         self.sites[len(self.tape)] = (prim.name, checker.site())
-
-
-class _OwningVJPTrace(VJPTrace):
-    """The trace of ``vjp``, whose ``vjp_fn`` outlives the call: the plain
-    arrays that recorded operations take (arrays ``fun`` closes over, which
-    the caller owns and may write later) are copied once each, so the
-    residuals the tape keeps are xgrad's own. (``grad`` uses its tape before
-    it returns and needs no copies.)"""
-
-    __slots__ = ("copies",)
-
-    def __init__(self, level):
-        VJPTrace.__init__(self, level)
-        self.copies = {}        # id(array) -> (array, copy) while tracing
-
-    def process_primitive(self, prim, args, params):
-        if self.capture is None and any(isinstance(a, Tracer) and a._trace is self
-                                        for a in args):
-            args = tuple(self._own(a) for a in args)
-        return VJPTrace.process_primitive(self, prim, args, params)
-
-    def _own(self, a):
-        if isinstance(a, Tracer) or not hasattr(a, "shape"):   # tracers, Python scalars
-            return a
-        hit = self.copies.get(id(a))
-        if hit is None:
-            hit = self.copies[id(a)] = (a, fresh(a))
-        return hit[1]
 
 
 def _fix(c, fix):
@@ -426,7 +430,7 @@ def _backward(tape, n, seeds, consume, keep, sites, safe):
     return cts
 
 
-def vjp_flat(f_flat, primals, captured=(), trace_type=VJPTrace):
+def vjp_flat(f_flat, primals, captured=(), own=False):
     """Trace ``f_flat`` on flat ``primals``; returns (outs, out_nodes, in_nodes, trace).
 
     ``captured``: ``(tracer, value)`` pairs, tracers (of a finished trace) that
@@ -434,7 +438,9 @@ def vjp_flat(f_flat, primals, captured=(), trace_type=VJPTrace):
     ``f_flat`` runs, each is rebound in place to a fresh input of this trace
     holding that value (their nodes follow the primals' in ``in_nodes``), then
     restored."""
-    with new_main(trace_type) as trace:
+    with new_main(VJPTrace) as trace:
+        if own:
+            trace.copies = {}
         ins = [trace.new_input(p) if is_inexact(p.dtype) else p for p in primals]
         # read the nodes now: `x[i] = v` inside f_flat rebinds the tracer objects
         in_nodes = [x.aux if isinstance(x, VJPTracer) else None for x in ins]
@@ -491,16 +497,15 @@ def vjp_owning(fun, primals, has_aux=False, own=False):
     f_flat = flatten_fun(fun, in_tree, store, "vjp", has_aux)
     # vjp_fn owns what it keeps: the caller may write into its arguments and
     # into the returned outputs later, so the tape sees copies of both (and
-    # of closed-over arrays: _OwningVJPTrace)
+    # of closed-over arrays: VJPTrace._own)
     if own:
         outs, out_nodes, in_nodes, trace = vjp_flat(
-            f_flat, [fresh(x) if is_inexact(x.dtype) else x for x in flat],
-            trace_type=_OwningVJPTrace)
-        trace.copies = None
+            f_flat, [fresh(x) if is_inexact(x.dtype) else x for x in flat], own=True)
         outs = [fresh(instantiate(o)) for o in outs]
     else:
         outs, out_nodes, in_nodes, trace = vjp_flat(f_flat, flat)
         outs = [instantiate(o) for o in outs]
+    trace.copies = None            # the tape holds the copies it needs
     out_tree = store["tree"]
     tape, n = trace.tape, trace.n
 
@@ -562,17 +567,19 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, *, _name="v
         store = {}
         f_flat = flatten_fun(fun, in_tree, store, _name, has_aux, args, nums, kwargs)
         out, g_flat = _value_and_grad_flat(f_flat, flat, holomorphic)
+        aux = store.get("aux")
         if not _core.nan_safe_on() and not _core.checking() and not _core.all_finite(g_flat):
             # NaN safety (core.nan_safe): a non-finite gradient is computed
             # once more, NaN-safely. NB: the tape of the fast attempt was
             # consumed as it ran (its residuals freed early), so the function
-            # runs again: its side effects happen twice in this case
+            # runs again: its side effects happen twice in this case (the
+            # value and aux returned are the first run's)
             with _core.nan_safe():
-                out, g_flat = _value_and_grad_flat(f_flat, flat, holomorphic)
+                _, g_flat = _value_and_grad_flat(f_flat, flat, holomorphic)
         g = repeat(_tree.unflatten(in_tree, g_flat), pick)
         if not multi:
             g = g[0]
-        value = (out, store["aux"]) if has_aux else out
+        value = (out, aux) if has_aux else out
         return value, g
 
     def _value_and_grad_flat(f_flat, flat, holomorphic):
