@@ -664,8 +664,8 @@ def check(prog, xp=None, hessian=True):
     f, fj = x_loss(prog, env_x), j_loss(prog, env_j)
     # grad passes a plain argument through as it is (as jax does), and a
     # transform may run f twice (the NaN-safe retry: see
-    # test_nan_safe_retry_in_reverse_mode_runs_the_function_once): each run writes into a
-    # fresh copy of c
+    # test_nan_safe_retry_under_grad_runs_the_function_again): each run
+    # writes into a fresh copy of c
     fc = lambda x: f(x, conv(d["C"].copy()))      # noqa: E731
     ref = jax_reference(fj, d, hessian)
 
@@ -744,8 +744,7 @@ def test_random_programs_array_api_strict(prog):
 
 # ----------------------------------------------------------------------------
 # what the fuzzing found, one small test each: regressions for the bugs it
-# found that are fixed, a strict xfail for the one that is not (drop the mark
-# once it passes)
+# found (fixed), and the documented NaN-safe retry under grad
 
 X3 = np.array([0.3, -0.8, 1.1])
 
