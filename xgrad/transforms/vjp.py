@@ -137,15 +137,11 @@ class VJPTrace(Trace):
         diff = False
         xp = None              # the primals' backend; False: take the full bind
         arrays = 0
-        tracers = 0
         for a in args:
             if isinstance(a, Tracer):
-                tracers += 1
                 if a._trace is self:
-                    node = a.aux
-                    nodes.append(node)
-                    if node is not None:        # None: a constant of this trace
-                        diff = True
+                    nodes.append(a.aux)         # None: a constant of this trace
+                    diff = True
                     a = a.primal
                 else:
                     self.check_lower(a._trace, prim)
@@ -173,9 +169,11 @@ class VJPTrace(Trace):
         rules = prim.vjp
         if not diff or rules is None:
             return ans
-        if self.copies is not None and arrays > tracers:   # vjp: plain operands
+        if self.copies is not None:            # vjp: plain operands become copies
             self._own(args, primals)
         if len(nodes) == 1:                    # unary: one entry
+            if nodes[0] is None:               # a constant of this trace
+                return ans
             mk = rules[0]
             fn = None if mk is None else mk(ans, *primals, **params)
             if fn is None:
