@@ -200,8 +200,22 @@ def nan_safe():
         _state.nan_safe -= 1
 
 
-def nan_safe_on():
-    return _state.nan_safe > 0
+def safe_derivatives():
+    """Whether derivatives are computed NaN-safely from the start in this
+    thread: inside ``nan_safe()``, or while the NaN checker checks here (a
+    fast attempt's discarded NaN would trip it)."""
+    return _state.nan_safe > 0 or checking()
+
+
+def again_if_nonfinite(first, derivs, run):
+    """``first``, the result of a fast attempt whose derivative outputs are
+    ``derivs``; when one of them is non-finite (and the attempt was not
+    NaN-safe already), ``run()`` once more in NaN-safe mode, and its result.
+    The one place the transforms decide to recompute (see ``nan_safe``)."""
+    if safe_derivatives() or all_finite(derivs):
+        return first
+    with nan_safe():
+        return run()
 
 
 def all_finite(xs):

@@ -8,8 +8,6 @@ their concrete values: an index has no derivative).
 """
 from __future__ import annotations
 
-import math
-
 from . import defprim
 from . import _batching as B
 from .. import numpy as xnp
@@ -92,18 +90,6 @@ def _update_vjp(ans, v, idx, won):
     return vjp
 
 
-_bool_dtypes: dict = {}
-
-
-def _is_bool(dt, p):
-    key = (type(dt), dt)          # the type first: backends' dtypes never compare
-    try:
-        return _bool_dtypes[key]
-    except KeyError:
-        b = _bool_dtypes[key] = B._is_bool_array(p)
-        return b
-
-
 def _index_set_vjp_v(ans, x, v, *, idx):
     """The cotangent of ``v`` in ``x[idx] = v``: ``g[idx]``, but with a
     repeated integer index only the write that won gets its entry. Plain
@@ -113,11 +99,8 @@ def _index_set_vjp_v(ans, x, v, *, idx):
     from the static index (nothing to do without integer index arrays); a
     broadcast ``v`` then gets the sum over the entries that won (the engine's
     unbroadcast)."""
-    for p in (idx if type(idx) is tuple else (idx,)):
-        s = getattr(p, "shape", None)         # only an integer array of 2+ elements repeats
-        if s and math.prod(s) > 1 and not _is_bool(p.dtype, p):
-            return _update_vjp(ans, v, idx, _index_winners(backend_of(ans), tuple(ans.shape), idx))
-    return _update_vjp(ans, v, idx, None)    # ints, slices, masks: the plain path
+    # None (the plain path) at once for ints, slices and masks
+    return _update_vjp(ans, v, idx, _index_winners(backend_of(ans), tuple(ans.shape), idx))
 
 
 defprim("index_set", lambda xp, x, v, *, idx: _backend_index_set(xp, x, idx, v), nargs=2,

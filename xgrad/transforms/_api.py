@@ -62,6 +62,19 @@ def fresh(x):
         return x
 
 
+def fresh_once(copies, a):
+    """The copy of the plain array ``a`` in ``copies`` (``id -> (array,
+    copy)``, made on first use), for a derivative function that outlives
+    its call and so must own what it keeps; a tracer or a Python scalar is
+    returned as it is."""
+    if isinstance(a, Tracer) or not hasattr(a, "shape"):
+        return a
+    hit = copies.get(id(a))
+    if hit is None:
+        hit = copies[id(a)] = (a, fresh(a))
+    return hit[1]
+
+
 def fresh_tree(tree):
     return _tree.map(fresh, tree)
 

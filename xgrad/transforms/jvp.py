@@ -34,7 +34,7 @@ class JVPTrace(Trace):
 
     def __init__(self, level):
         Trace.__init__(self, level)
-        self.safe = _core._state.nan_safe > 0 or _core.checking()
+        self.safe = _core.safe_derivatives()
 
     def const(self, x):
         return JVPTracer(self, x, None)
@@ -83,11 +83,9 @@ def jvp_flat(f_flat, primals, tangents):
     NaN-safe mode (``core.nan_safe``): a zero input tangent entry must not
     become NaN through ``0 * inf``. The fast path pays one reduction per
     tangent output."""
-    outs, t_outs = _jvp_flat(f_flat, primals, tangents)
-    if _core._state.nan_safe == 0 and not _core.checking() and not _core.all_finite(t_outs):
-        with _core.nan_safe():
-            outs, t_outs = _jvp_flat(f_flat, primals, tangents)
-    return outs, t_outs
+    first = _jvp_flat(f_flat, primals, tangents)
+    return _core.again_if_nonfinite(first, first[1],
+                                    lambda: _jvp_flat(f_flat, primals, tangents))
 
 
 def _jvp_flat(f_flat, primals, tangents):

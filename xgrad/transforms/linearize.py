@@ -17,7 +17,7 @@ from ..core import Trace, Tracer, new_main
 from ..backends import is_inexact
 from .. import numpy as xnp
 from .. import tree as _tree
-from ._api import as_primal, check_tangent, flatten_fun, fresh, instantiate
+from ._api import as_primal, check_tangent, flatten_fun, fresh, fresh_once, instantiate
 from .jvp import jvp_flat
 
 __all__ = ["linearize"]
@@ -46,14 +46,6 @@ class _StageTrace(Trace):
         self.n = 0
         self.copies = {}       # id(array) -> (array, copy) while staging
 
-    def _own(self, a):
-        if isinstance(a, Tracer) or not hasattr(a, "shape"):
-            return a
-        hit = self.copies.get(id(a))
-        if hit is None:
-            hit = self.copies[id(a)] = (a, fresh(a))
-        return hit[1]
-
     def new_var(self, shadow):
         v = self.n
         self.n = v + 1
@@ -61,7 +53,7 @@ class _StageTrace(Trace):
 
     def process_primitive(self, prim, args, params):
         vals, var_ids, _ = self.lower(args, prim)
-        refs = tuple((True, v) if v is not None else (False, self._own(a))
+        refs = tuple((True, v) if v is not None else (False, fresh_once(self.copies, a))
                      for a, v in zip(args, var_ids))
         out = prim.bind(*vals, **params)
         if prim.is_call:               # several outputs

@@ -23,8 +23,8 @@ from ..backends import is_inexact, is_complex, dtype_in, backend_of
 from ..backends import type_namespaces as _type_namespaces
 from .. import numpy as xnp
 from .. import tree as _tree
-from ._api import (Named, as_primal, diff_args, flatten_fun, fresh, instantiate, lower_out,
-                   nan_safe_result, repeat)
+from ._api import (Named, as_primal, diff_args, flatten_fun, fresh, fresh_once, instantiate,
+                   lower_out, nan_safe_result, repeat)
 
 __all__ = ["VJPTrace", "VJPTracer", "vjp", "grad", "value_and_grad",
            "backward_pass", "vjp_flat"]
@@ -228,14 +228,9 @@ class VJPTrace(Trace):
         a plain array after an operation used it, inside the differentiated
         function (``y = x * c; c[0] = 9.``), changes that derivative: write
         into a copy (see README, Sharp bits)."""
-        copies = self.copies
         for i, a in enumerate(args):
-            if isinstance(a, Tracer) or not hasattr(a, "shape"):
-                continue
-            hit = copies.get(id(a))
-            if hit is None:
-                hit = copies[id(a)] = (a, fresh(a))
-            primals[i] = hit[1]
+            if not isinstance(a, Tracer):
+                primals[i] = fresh_once(self.copies, a)
 
     def _site(self, prim, checker):
         if self.sites is None:
@@ -354,16 +349,14 @@ def backward_pass(tape, n, seeds, consume, keep=(), sites=None, wanted=None):
     reduction per wanted cotangent. (``grad`` consumes its tape and redoes
     the whole call instead: see ``value_and_grad``.)
     """
-    safe = _core._state.nan_safe > 0 or _core.checking()
+    safe = _core.safe_derivatives()
     if wanted is None or safe:
         return _backward(tape, n, seeds, consume, keep, sites, safe)
     if consume:
         raise ValueError("backward_pass: a consumed tape can't be run again (wanted=)")
     cts = _backward(tape, n, seeds, False, keep, sites, False)
-    if not _core.all_finite([_dense(cts[w]) for w in wanted if w is not None]):
-        with _core.nan_safe():
-            cts = _backward(tape, n, seeds, False, keep, sites, True)
-    return cts
+    return _core.again_if_nonfinite(cts, [_dense(cts[w]) for w in wanted if w is not None],
+                                    lambda: _backward(tape, n, seeds, False, keep, sites, True))
 
 
 def _backward(tape, n, seeds, consume, keep, sites, safe):
@@ -564,16 +557,15 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, *, _name="v
                                                      True if holomorphic else None)
         store = {}
         f_flat = flatten_fun(fun, in_tree, store, _name, has_aux, args, nums, kwargs)
-        out, g_flat = _value_and_grad_flat(f_flat, flat, holomorphic)
+        first = out, g_flat = _value_and_grad_flat(f_flat, flat, holomorphic)
         aux = store.get("aux")
-        if not _core.nan_safe_on() and not _core.checking() and not _core.all_finite(g_flat):
-            # NaN safety (core.nan_safe): a non-finite gradient is computed
-            # once more, NaN-safely. NB: the tape of the fast attempt was
-            # consumed as it ran (its residuals freed early), so the function
-            # runs again: its side effects happen twice in this case (the
-            # value and aux returned are the first run's)
-            with _core.nan_safe():
-                _, g_flat = _value_and_grad_flat(f_flat, flat, holomorphic)
+        # NaN safety (core.nan_safe): a non-finite gradient is computed once
+        # more, NaN-safely. NB: the tape of the fast attempt was consumed as
+        # it ran (its residuals freed early), so the function runs again: its
+        # side effects happen twice in this case (the value and aux returned
+        # are the first run's)
+        _, g_flat = _core.again_if_nonfinite(
+            first, g_flat, lambda: _value_and_grad_flat(f_flat, flat, holomorphic))
         g = repeat(_tree.unflatten(in_tree, g_flat), pick)
         if not multi:
             g = g[0]
