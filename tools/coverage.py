@@ -5,7 +5,7 @@ the tests cover. Nothing in the report is typed by hand:
 * the standard's names come from ``array_api_strict`` (main namespace,
   ``linalg``, ``fft``; the version that introduced each name is read from
   array_api_strict's ``requires_api_version`` gates), and the ``special``
-  names from ``shared/API.md`` (plus ``xgrad.numpy.special.__all__``);
+  names from ``docs/api.md`` (plus ``xgrad.numpy.special.__all__``);
 * the derivative status comes from running each function on sample inputs:
   which rows of the rule table it binds (recorded by wrapping every row's
   ``impl``), and whether ``xgrad.jvp`` gives a non-zero tangent;
@@ -92,11 +92,10 @@ def standard_names():
 
 
 def special_names():
-    """The ``special`` names listed in shared/API.md, plus what
+    """The ``special`` names listed in docs/api.md, plus what
     ``xgrad.numpy.special`` exports."""
     names = []
-    for path in (os.path.join(ROOT, "shared", "API.md"),
-                 os.path.join(os.path.dirname(ROOT), "shared", "API.md")):
+    for path in (os.path.join(ROOT, "docs", "api.md"),):
         if os.path.exists(path):
             text = open(path, encoding="utf-8").read()
             m = re.search(r"`special` submodule \(([^)]*)\)", text)
@@ -420,7 +419,7 @@ def render(conformance):
         f"* `xgrad.numpy.__array_api_version__` = `{xnp.__array_api_version__}`",
         "* Names of the standard: array_api_strict "
         f"{__import__('array_api_strict').__version__} (main namespace, `linalg`, `fft`); "
-        "names introduced after 2024.12 are marked. `special`: the list in shared/API.md.",
+        "names introduced after 2024.12 are marked. `special`: the list in docs/api.md.",
         "* Derivative: found by running each function on a sample input under `xgrad.jvp`: "
         "*primitive* = one row of the rule table (its rules listed); *composite* = built from "
         "the rows listed (derivatives come from theirs); *zero derivative* = piecewise "
