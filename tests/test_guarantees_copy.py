@@ -120,7 +120,7 @@ def test_copy_is_a_tracer_of_the_same_trace(how, transform):
         y = x * 2.0
         c = cp(y)
         seen["ok"] = (type(c) is type(y) and c is not y and c._trace is y._trace
-                      and c.aux is y.aux if transform != "jvp" else
+                      and c._data is y._data if transform != "jvp" else
                       type(c) is type(y) and c is not y and c._trace is y._trace)
         seen["fresh"] = c.primal is not y.primal if how == "deepcopy" else c.primal is y.primal
         np.testing.assert_array_equal(np.asarray(c.primal), np.asarray(y.primal))

@@ -297,7 +297,7 @@ class Trace:
             if isinstance(a, Tracer):
                 if a._trace is self:
                     vals.append(a.primal)
-                    auxes.append(a.aux)
+                    auxes.append(a._data)
                     traced = True
                     continue
                 self.check_lower(a._trace, prim)
@@ -347,14 +347,18 @@ class Tracer:
     ``xgrad.numpy``.
     """
 
-    __slots__ = ("_trace", "primal", "aux")
+    __slots__ = ("_trace", "primal", "_data")
     __array_ufunc__ = None      # numpy defers to our reflected operators
     __array_priority__ = 1e6
 
-    def __init__(self, trace, primal, aux):
+    # each transform's tracer class names the slot for what it holds
+    # (``JVPTracer.tangent = Tracer.data_slot``): one descriptor, one slot
+    data_slot = None          # set below, once the class exists
+
+    def __init__(self, trace, primal, data):
         self._trace = trace
         self.primal = primal
-        self.aux = aux
+        self._data = data
 
     # ---- eager model: concrete values where they exist --------------------
     def concrete(self):
@@ -403,7 +407,7 @@ class Tracer:
     # unregistered trace that every later operation rejects as leaked.
     def __copy__(self):
         new = object.__new__(type(self))
-        new._trace, new.primal, new.aux = self._trace, self.primal, self.aux
+        new._trace, new.primal, new._data = self._trace, self.primal, self._data
         return new
 
     def __deepcopy__(self, memo):
@@ -412,7 +416,7 @@ class Tracer:
         # the primal may be an inner tracer (copied the same way) or an array
         # (a fresh one); the aux is kept: a node index, or a tangent that is
         # immutable in this model (and may be a tracer of an outer trace)
-        new._trace, new.primal, new.aux = self._trace, _copy.deepcopy(self.primal, memo), self.aux
+        new._trace, new.primal, new._data = self._trace, _copy.deepcopy(self.primal, memo), self._data
         return new
 
     def __reduce_ex__(self, protocol):
@@ -424,6 +428,9 @@ class Tracer:
 
     def __reduce__(self):
         return self.__reduce_ex__(2)
+
+
+Tracer.data_slot = Tracer.__dict__["_data"]
 
 
 _STORE_SUBSCR = dis.opmap["STORE_SUBSCR"]

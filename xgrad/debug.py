@@ -115,7 +115,7 @@ class _RecordTrace(Trace):
         multi = prim.is_call
         outs = out if multi else [out]
         wrapped = [self.new_var(o) if hasattr(o, "shape") else o for o in outs]
-        names = [w.aux for w in wrapped if isinstance(w, _RecordTracer)]
+        names = [w.var for w in wrapped if isinstance(w, _RecordTracer)]
         shown = {k: v for k, v in params.items() if k != "spec"}
         if multi:
             shown["fn"] = params["spec"].name
@@ -125,6 +125,7 @@ class _RecordTrace(Trace):
 
 class _RecordTracer(Tracer):
     __slots__ = ()
+    var = Tracer.data_slot
 
 
 def _const(a):
@@ -155,13 +156,13 @@ def make_tape(fun):
             ins = []
             for x in flat:
                 t = trace.new_var(x)
-                trace.tape.inputs.append(t.aux)
+                trace.tape.inputs.append(t.var)
                 if is_inexact(x.dtype):
-                    trace.tape.diff_inputs.add(t.aux)
+                    trace.tape.diff_inputs.add(t.var)
                 ins.append(t)
             out = fun(*_tree.unflatten(in_tree, ins))
             for o in _tree.leaves(out):
-                trace.tape.outputs.append(o.aux if isinstance(o, _RecordTracer) and
+                trace.tape.outputs.append(o.var if isinstance(o, _RecordTracer) and
                                           o._trace is trace else _const(o))
         return trace.tape
     return recorded
@@ -300,12 +301,12 @@ def tag(x, name):
         while isinstance(v, Tracer) and not (isinstance(v, VJPTracer) and v._trace is trace):
             v = v.primal                 # under an inner transform's tracer (vmap, jvp)
         if isinstance(v, VJPTracer):
-            names[name] = (v.aux, v)
+            names[name] = (v.node, v)
         elif not isinstance(x, Tracer) and hasattr(x, "dtype") and is_inexact(x.dtype):
             # independent of the arguments: make it an input of the tape, so that
             # d out / d x is still computed
             x = trace.new_input(x)
-            names[name] = (x.aux, x)
+            names[name] = (x.node, x)
         else:
             names[name] = (None, x)
     return x

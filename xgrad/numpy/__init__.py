@@ -988,9 +988,9 @@ def _setitem(self, idx, value):
             new = astype(new, self.dtype)
     if isinstance(new, Tracer):
         self.__class__ = type(new)
-        self._trace, self.primal, self.aux = new._trace, new.primal, new.aux
+        self._trace, self.primal, self._data = new._trace, new.primal, new._data
     else:  # the update carries no derivative at this level: a constant of it
-        self.primal, self.aux = new, None
+        self.primal, self._data = new, None
 
 
 def _iter(self):

@@ -114,7 +114,7 @@ def check_tangent(p, t, where, fname="jvp"):
 def lower_out(trace, o):
     """(value, derivative-info) of an output of ``trace``; (o, None) for constants."""
     if isinstance(o, Tracer) and o._trace is trace:
-        return o.primal, o.aux
+        return o.primal, o._data
     if isinstance(o, Tracer):
         trace.check_lower(o._trace, Named("output"))
     return o, None

@@ -504,7 +504,7 @@ class _RematSpec(_Spec):
                 o_flat = bind(checkpoint_call_p, *primals, spec=self)
             for i, o in enumerate(o_flat):        # fun returned a closed-over tracer
                 if isinstance(o, Tracer) and o._trace is trace:
-                    trace.capture.setdefault(id(o), (o, o.primal, o.aux))
+                    trace.capture.setdefault(id(o), (o, o.primal, o.node))
                     o_flat[i] = o.primal
         finally:
             seen, trace.capture = list(trace.capture.values()), prev
@@ -582,7 +582,7 @@ def _batched(impl, flat, axes, size, store):
         res, flags = [], []
         for o in outs:
             mine = isinstance(o, Tracer) and o._trace is bt
-            res.append(moveaxis(o.primal, o.aux, 0) if mine else o)
+            res.append(moveaxis(o.primal, o.bdim, 0) if mine else o)
             flags.append(mine)
     store["batched"] = flags
     return res

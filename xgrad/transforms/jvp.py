@@ -17,11 +17,10 @@ __all__ = ["JVPTrace", "JVPTracer", "jvp", "jvp_flat"]
 
 
 class JVPTracer(Tracer):
-    __slots__ = ()
+    """``primal``: the value; ``tangent``: its tangent (None: a constant)."""
 
-    @property
-    def tangent(self):
-        return self.aux
+    __slots__ = ()
+    tangent = Tracer.data_slot
 
 
 class JVPTrace(Trace):

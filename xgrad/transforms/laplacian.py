@@ -35,9 +35,10 @@ _BILINEAR = frozenset({"multiply", "matmul"})
 
 
 class LaplacianTracer(Tracer):
-    """``primal`` is the value, ``aux`` the pair ``(J, L)``."""
+    """``primal`` is the value, ``derivs`` the pair ``(J, L)``."""
 
     __slots__ = ()
+    derivs = Tracer.data_slot
 
 
 class LaplacianTrace(Trace):
@@ -274,7 +275,7 @@ def _forward_laplacian(fun, argnums, keep, name):
             res = []
             for o in flat:
                 if isinstance(o, Tracer) and o._trace is trace:
-                    res.append(o.aux[1])
+                    res.append(o.derivs[1])
                 else:
                     o = as_primal(o, name, "output")
                     res.append(xnp.zeros(((d,) if keep else ()) + tuple(o.shape), dtype=o.dtype))

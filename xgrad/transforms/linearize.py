@@ -24,9 +24,10 @@ __all__ = ["linearize"]
 
 
 class _StagedTracer(Tracer):
-    """``primal``: the shadow value; ``aux``: the variable's index."""
+    """``primal``: the shadow value; ``var``: the variable's index."""
 
     __slots__ = ()
+    var = Tracer.data_slot
 
     def concrete(self):
         raise TypeError("linearize: a tangent has no concrete value while the linear "
@@ -58,11 +59,11 @@ class _StageTrace(Trace):
         out = prim.bind(*vals, **params)
         if prim.is_call:               # several outputs
             tracers = [self.new_var(o) if _is_array(o) else o for o in out]
-            outs = tuple(t.aux if isinstance(t, _StagedTracer) else None for t in tracers)
+            outs = tuple(t.var if isinstance(t, _StagedTracer) else None for t in tracers)
             self.eqns.append((prim, refs, params, outs))
             return tracers
         t = self.new_var(out)
-        self.eqns.append((prim, refs, params, t.aux))
+        self.eqns.append((prim, refs, params, t.var))
         return t
 
 
@@ -123,11 +124,11 @@ def linearize(fun, *primals):
     f_flat = flatten_fun(fun, in_tree, store, "linearize")
     with new_main(_StageTrace) as st:
         ins = [st.new_var(xnp._zeros_like(p)) if is_inexact(p.dtype) else None for p in flat]
-        in_vars = [None if t is None else t.aux for t in ins]
+        in_vars = [None if t is None else t.var for t in ins]
         outs, t_outs = jvp_flat(f_flat, flat, ins)
         # an output tangent is a staged variable, or does not depend on the
         # input tangents at all (None: zero)
-        out_vars = [t.aux if isinstance(t, _StagedTracer) and t._trace is st else None
+        out_vars = [t.var if isinstance(t, _StagedTracer) and t._trace is st else None
                     for t in t_outs]
     eqns, n = _live(st.eqns, out_vars), st.n
     st.copies = None

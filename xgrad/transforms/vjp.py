@@ -38,7 +38,10 @@ def _dots_suspended():
 
 
 class VJPTracer(Tracer):
+    """``primal``: the value; ``node``: its tape node (None: a constant)."""
+
     __slots__ = ()
+    node = Tracer.data_slot
 
     # A checkpointed function that copies a traced value it closes over
     # (copy.copy(w)) must capture w itself, as if a primitive had seen it: the
@@ -56,7 +59,7 @@ class VJPTracer(Tracer):
 def _capture_copied(x):
     cap = getattr(x._trace, "capture", None)
     if cap is not None and id(x) not in cap:
-        cap[id(x)] = (x, x.primal, x.aux)
+        cap[id(x)] = (x, x.primal, x.node)
 
 
 class VJPTrace(Trace):
@@ -118,11 +121,11 @@ class VJPTrace(Trace):
         vals = []
         for a in args:
             if isinstance(a, Tracer):
-                if a._trace is self and a.aux is None:   # a constant of this trace
+                if a._trace is self and a.node is None:   # a constant of this trace
                     a = a.primal
                 elif a._trace is self:
                     if id(a) not in self.capture:     # as the function first saw it
-                        self.capture[id(a)] = (a, a.primal, a.aux)
+                        self.capture[id(a)] = (a, a.primal, a.node)
                     a = a.primal
                 else:
                     self.check_lower(a._trace, prim)
@@ -140,7 +143,7 @@ class VJPTrace(Trace):
         for a in args:
             if isinstance(a, Tracer):
                 if a._trace is self:
-                    nodes.append(a.aux)         # None: a constant of this trace
+                    nodes.append(a.node)         # None: a constant of this trace
                     diff = True
                     a = a.primal
                 else:
@@ -434,13 +437,13 @@ def vjp_flat(f_flat, primals, captured=(), own=False):
             trace.copies = {}
         ins = [trace.new_input(p) if is_inexact(p.dtype) else p for p in primals]
         # read the nodes now: `x[i] = v` inside f_flat rebinds the tracer objects
-        in_nodes = [x.aux if isinstance(x, VJPTracer) else None for x in ins]
-        saved = [(c.__class__, c._trace, c.primal, c.aux) for c, _ in captured]
+        in_nodes = [x.node if isinstance(x, VJPTracer) else None for x in ins]
+        saved = [(c.__class__, c._trace, c.primal, c._data) for c, _ in captured]
         for c, value in captured:
             node = trace.n
             trace.n = node + 1
             c.__class__ = VJPTracer
-            c._trace, c.primal, c.aux = trace, value, node
+            c._trace, c.primal, c._data = trace, value, node
             in_nodes.append(node)
         try:
             outs = f_flat(*ins)
@@ -448,7 +451,7 @@ def vjp_flat(f_flat, primals, captured=(), own=False):
         finally:
             for (c, _), (cls, t, p, a) in zip(captured, saved):
                 c.__class__ = cls
-                c._trace, c.primal, c.aux = t, p, a
+                c._trace, c.primal, c._data = t, p, a
     return [p for p, _ in pairs], [nd for _, nd in pairs], in_nodes, trace
 
 

@@ -6,7 +6,7 @@ result in one backend call: no Python loop over the batch. A primitive
 without a rule raises ``NotImplementedError``.
 
 A ``BatchTracer`` stands for one example: its ``shape`` is the per-example
-shape, and the batch axis (``aux``) may sit anywhere in the array underneath
+shape, and the batch axis (``bdim``) may sit anywhere in the array underneath
 (rules move it only when they must). It has no concrete value, since it holds
 a different value per example, so Python control flow on it raises a
 ``TypeError`` that says to use ``xgrad.numpy.where``.
@@ -27,14 +27,15 @@ __all__ = ["BatchTrace", "BatchTracer", "vmap"]
 
 
 class BatchTracer(Tracer):
-    """``primal`` holds the batched value, ``aux`` its batch axis."""
+    """``primal`` holds the batched value, ``bdim`` its batch axis."""
 
     __slots__ = ()
+    bdim = Tracer.data_slot
 
     @property
     def shape(self):
         s = tuple(self.primal.shape)
-        b = self.aux
+        b = self.bdim
         return s[:b] + s[b + 1:]
 
     def concrete(self):
@@ -48,7 +49,7 @@ class BatchTracer(Tracer):
     def __repr__(self):
         # NB: the per-example value does not exist; show the whole batch.
         return (f"BatchTracer<shape={self.shape}, dtype={self.dtype}, batch axis "
-                f"{self.aux} of size {self.primal.shape[self.aux]}>({self.primal!r})")
+                f"{self.bdim} of size {self.primal.shape[self.bdim]}>({self.primal!r})")
 
 
 class BatchTrace(Trace):
@@ -61,7 +62,7 @@ class BatchTrace(Trace):
     def const_like(self, x, plain):
         # NB: batched like x (one buffer per example), so that writes of
         # batched values into it are recorded
-        return BatchTracer(self, plain(x.primal), x.aux)
+        return BatchTracer(self, plain(x.primal), x.bdim)
 
     def process_primitive(self, prim, args, params):
         vals, bdims, batched = self.lower(args, prim)
@@ -209,7 +210,7 @@ def _finish(trace, o, ax, size, out_tree, i):
     """An output of the batched function with its mapped axis at ``ax``
     (an output that does not depend on the mapped axis is broadcast)."""
     if isinstance(o, Tracer) and o._trace is trace:
-        val, bd = o.primal, o.aux
+        val, bd = o.primal, o.bdim
         if ax is None:
             raise ValueError(f"vmap: out_axes=None for output{_tree.path_str(out_tree, i)}, "
                              f"which depends on the mapped axis; give it an axis")
