@@ -34,9 +34,10 @@ def _mlp(x, W):
 def test_make_tape_listing(xp):
     x, W = from_np(xp, np.ones((2, 3))), from_np(xp, np.ones((3, 4), dtype=np.float32))
     tape = debug.make_tape(_mlp)(x, from_np(xp, np.ones((3, 4))))
-    assert [e[0] for e in tape.eqns] == ["matmul", "tanh", "multiply", "sum"]
-    assert tape.inputs == ["a", "b"] and tape.outputs == ["f"]
-    assert [tape.avals[n][0] for n in "abcdef"] == [(2, 3), (3, 4), (2, 4), (2, 4), (2, 4), ()]
+    assert [e.prim.name for e in tape.eqns] == ["matmul", "tanh", "multiply", "sum"]
+    names = tape.names()
+    assert [names[v] for v in tape.in_vars] == ["a", "b"] and [names[v] for v in tape.outs] == ["f"]
+    assert [v.shape for v in names] == [(2, 3), (3, 4), (2, 4), (2, 4), (2, 4), ()]
     text = str(tape)
     assert text.splitlines()[0] == "{ lambda a:f64[2, 3], b:f64[3, 4] ."
     assert "c:f64[2, 4] = matmul a b" in text
@@ -50,25 +51,25 @@ def test_make_tape_listing(xp):
 def test_make_tape_of_grad_lists_forward_and_backward():
     x, W = np.ones((2, 3)), np.ones((3, 4))
     tape = debug.make_tape(xgrad.grad(_mlp, argnums=1))(x, W)
-    names = [e[0] for e in tape.eqns]
+    names = [e.prim.name for e in tape.eqns]
     assert names[:2] == ["matmul", "tanh"]
     it = iter(names)                                  # the forward pass, in order
     assert all(op in it for op in ["matmul", "tanh", "multiply", "sum"])
     # backward: x^T @ g, one product with the transpose as a flag
-    assert names[-1] == "matmul" and tape.eqns[-1][2] == {"ta": True, "tb": False}
+    assert names[-1] == "matmul" and tape.eqns[-1].params == {"ta": True, "tb": False}
     assert "matmul[ta=True, tb=False] a" in str(tape)
-    out = tape.outputs[0]
-    assert tape.avals[out][0] == (3, 4)                               # d/dW has W's shape
+    assert tape.outs[0].shape == (3, 4)                               # d/dW has W's shape
     assert "{ lambda a:f64[2, 3], b:f64[3, 4] ." in str(tape)
 
 
 def test_make_tape_shows_call_primitives_and_ints():
     f = lambda x, i: xnp.sum(xgrad.checkpoint(xnp.sin)(x)) * i
     tape = debug.make_tape(f)(X, np.asarray(3))
-    assert [e[0] for e in tape.eqns][0] == "checkpoint_call"
-    assert tape.eqns[0][2]["fn"] == "sin"
+    assert tape.eqns[0].prim.name == "checkpoint_call"
+    assert tape.eqns[0].params["spec"].name == "sin"
+    assert "checkpoint_call[fn='sin'] a" in str(tape)
     assert "b:i64[]" in str(tape)
-    assert "b" not in tape.diff_inputs and "a" in tape.diff_inputs
+    assert [str(v.dtype) for v in tape.in_vars] == ["float64", "int64"]
 
 
 # --------------------------------------------------------------------------

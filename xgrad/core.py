@@ -58,7 +58,8 @@ class Primitive:
     """
 
     __slots__ = ("name", "impl", "jvp", "vjp", "batch", "broadcast", "domain",
-                 "nondiff", "is_call", "deriv", "jvp_joint", "family", "__weakref__")
+                 "nondiff", "is_call", "deriv", "jvp_joint", "family", "multiple_results",
+                 "__weakref__")
 
     def __init__(self, name, impl, jvp=None, vjp=None, batch=None,
                  broadcast=False, domain=None, nondiff=(), is_call=False):
@@ -80,6 +81,7 @@ class Primitive:
         # depends on the same entry of each input: NaN-safe mode masks its
         # derivatives entry by entry), or None
         self.family = None
+        self.multiple_results = False   # impl returns a list of outputs
 
     def bind(self, *args, **params):
         return bind(self, *args, **params)

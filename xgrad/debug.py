@@ -26,7 +26,7 @@ import threading
 from contextlib import contextmanager
 
 from . import core
-from .core import Trace, Tracer, new_main, bind
+from .core import Tracer, bind
 from . import numpy as xnp
 from . import tree as _tree
 from .backends import backend_of, is_inexact
@@ -34,113 +34,23 @@ from .rules import defprim
 from .rules import _batching
 from .transforms.vjp import vjp_flat, backward_pass, VJPTracer
 from .transforms._api import as_primal, fresh, instantiate
+from .program import Program, Var, stage, show_params, short_dtype, const_str, fmt_param
 
 __all__ = ["make_tape", "to_dot", "make_graph", "hook", "tangent_hook", "tag",
            "grad_intermediates", "nan_check", "set_nan_check", "grad_report", "Tape"]
 
 
 # --------------------------------------------------------------------------
-# make_tape: record the program
+# make_tape: the staged program
 
-class Tape:
-    """A recorded program: ``inputs`` (names), ``eqns`` (primitive, input
-    names/constants, params, output names), ``outputs``, and the shape and
-    dtype of every variable. ``str(tape)`` is the readable listing."""
-
-    def __init__(self):
-        self.inputs, self.eqns, self.outputs = [], [], []
-        self.avals = {}
-        self.diff_inputs = set()
-
-    def __str__(self):
-        def v(n):
-            s, d = self.avals[n]
-            return f"{n}:{_short(d)}{list(s)}"
-        lines = ["{ lambda " + ", ".join(v(n) for n in self.inputs) + " ."]
-        for prim, ins, params, outs in self.eqns:
-            p = ", ".join(f"{k}={_fmt(val)}" for k, val in params.items())
-            lhs = ", ".join(v(o) for o in outs) if outs else "_"
-            lines.append(f"    {lhs} = {prim}{'[' + p + ']' if p else ''} {' '.join(ins)}")
-        lines.append("  in (" + ", ".join(self.outputs) + ") }")
-        return "\n".join(lines)
-
-    __repr__ = __str__
-
-
-def _short(dtype):
-    name = str(getattr(dtype, "name", dtype)).rsplit(".", 1)[-1]
-    return {"float64": "f64", "float32": "f32", "int64": "i64", "int32": "i32",
-            "bool": "bool", "complex128": "c128", "complex64": "c64"}.get(name, name)
-
-
-def _fmt(val):
-    if callable(val):
-        return getattr(val, "__name__", "fn")
-    if hasattr(val, "shape") and hasattr(val, "dtype"):
-        return f"<array {_short(val.dtype)}{list(val.shape)}>"
-    if isinstance(val, tuple):
-        return "(" + ",".join(_fmt(x) for x in val) + ")"
-    if val.__class__.__name__.endswith("Spec"):
-        return getattr(val, "name", "spec")
-    return repr(val)
-
-
-def _var_name(i):
-    s = ""
-    i += 1
-    while i:
-        i, r = divmod(i - 1, 26)
-        s = chr(97 + r) + s
-    return s
-
-
-class _RecordTrace(Trace):
-    __slots__ = ("tape", "count")
-
-    def __init__(self, level):
-        Trace.__init__(self, level)
-        self.tape = Tape()
-        self.count = 0
-
-    def new_var(self, val):
-        name = _var_name(self.count)
-        self.count += 1
-        self.tape.avals[name] = (tuple(val.shape), val.dtype)
-        return _RecordTracer(self, val, name)
-
-    def process_primitive(self, prim, args, params):
-        vals, names, _ = self.lower(args, prim)
-        ins = [n if n is not None else _const(v) for v, n in zip(vals, names)]
-        out = prim.bind(*vals, **params)
-        multi = prim.is_call
-        outs = out if multi else [out]
-        wrapped = [self.new_var(o) if hasattr(o, "shape") else o for o in outs]
-        names = [w.var for w in wrapped if isinstance(w, _RecordTracer)]
-        shown = {k: v for k, v in params.items() if k != "spec"}
-        if multi:
-            shown["fn"] = params["spec"].name
-        self.tape.eqns.append((prim.name, ins, shown, names))
-        return wrapped if multi else wrapped[0]
-
-
-class _RecordTracer(Tracer):
-    __slots__ = ()
-    var = Tracer.data_slot
-
-
-def _const(a):
-    if hasattr(a, "shape") and hasattr(a, "dtype"):
-        if tuple(a.shape) == ():
-            try:
-                return repr(float(a))
-            except Exception:  # pragma: no cover
-                pass
-        return f"<const {_short(a.dtype)}{list(a.shape)}>"
-    return repr(a)
+Tape = Program     # the name make_tape's result had before Programs (kept for old code)
 
 
 def make_tape(fun):
-    """``make_tape(fun)(*args) -> Tape``: the program ``fun`` runs on ``args``.
+    """``make_tape(fun)(*args) -> Program``: the program ``fun`` runs on
+    ``args``, one primitive per line (like ``jax.make_jaxpr``); works on
+    derivative functions too (``make_tape(grad(f))`` lists the forward and
+    the backward pass).
 
     >>> import xgrad, xgrad.numpy as xnp
     >>> print(xgrad.debug.make_tape(lambda x: xnp.sum(xnp.sin(x)))(xnp.ones(3)))
@@ -152,19 +62,9 @@ def make_tape(fun):
     def recorded(*args):
         flat, in_tree = _tree.flatten(args)
         flat = [as_primal(x, "make_tape", f"argument leaf {i}") for i, x in enumerate(flat)]
-        with new_main(_RecordTrace) as trace:
-            ins = []
-            for x in flat:
-                t = trace.new_var(x)
-                trace.tape.inputs.append(t.var)
-                if is_inexact(x.dtype):
-                    trace.tape.diff_inputs.add(t.var)
-                ins.append(t)
-            out = fun(*_tree.unflatten(in_tree, ins))
-            for o in _tree.leaves(out):
-                trace.tape.outputs.append(o.var if isinstance(o, _RecordTracer) and
-                                          o._trace is trace else _const(o))
-        return trace.tape
+        program, _, _ = stage(lambda *xs: _tree.leaves(fun(*_tree.unflatten(in_tree, xs))),
+                              flat)
+        return program
     return recorded
 
 
@@ -174,38 +74,45 @@ def _esc(s):
         .replace("|", "\\|")
 
 
-def to_dot(tape, name="xgrad"):
-    """A Graphviz DOT graph of a ``Tape``: inputs (differentiable ones
+def to_dot(program, name="xgrad"):
+    """A Graphviz DOT graph of a ``Program``: inputs (differentiable ones
     shaded), one node per primitive, outputs. Labels are escaped."""
     lines = [f'digraph "{_esc(name)}" {{', "  rankdir=TB;",
              '  node [fontname="Helvetica", fontsize=10];']
+    names = program.names()
 
-    def aval(n):
-        s, d = tape.avals[n]
-        return f"{_short(d)}{list(s)}"
-    for n in tape.inputs:
-        style = ', style=filled, fillcolor="#cde4ff"' if n in tape.diff_inputs else ""
-        lines.append(f'  "{_esc(n)}" [shape=box, label="{_esc(n)}: {_esc(aval(n))}"{style}];')
-    producer = {n: f'"{_esc(n)}"' for n in tape.inputs}
-    for k, (prim, ins, params, outs) in enumerate(tape.eqns):
+    def aval(v):
+        return f"{short_dtype(v.dtype)}{list(v.shape)}"
+    producer = {}
+    for v in program.in_vars:
+        if v is None:
+            continue
+        n = names[v]
+        style = ', style=filled, fillcolor="#cde4ff"' if is_inexact(v.dtype) else ""
+        lines.append(f'  "{_esc(n)}" [shape=box, label="{_esc(n)}: {_esc(aval(v))}"{style}];')
+        producer[v] = f'"{_esc(n)}"'
+    for k, e in enumerate(program.eqns):
         node = f'"eq{k}"'
-        label = prim + ("\\n" + _esc(", ".join(f"{a}={_fmt(b)}" for a, b in params.items()))
+        params = show_params(e.params)
+        prim = e.prim.name
+        label = prim + ("\\n" + _esc(", ".join(f"{a}={fmt_param(b)}" for a, b in params.items()))
                         if params else "")
         lines.append(f'  {node} [shape=ellipse, label="{_esc(prim)}{label[len(prim):]}"];')
-        for i, src in enumerate(ins):
-            if src in producer:
+        for i, src in enumerate(e.ins):
+            if type(src) is Var:
                 lines.append(f"  {producer[src]} -> {node};")
             else:
                 c = f'"c{k}_{i}"'
-                lines.append(f'  {c} [shape=plaintext, label="{_esc(src)}"];')
+                lines.append(f'  {c} [shape=plaintext, label="{_esc(const_str(src))}"];')
                 lines.append(f"  {c} -> {node};")
-        for o in outs:
-            producer[o] = node
-    for j, o in enumerate(tape.outputs):
+        for o in e.outs:
+            if o is not None:
+                producer[o] = node
+    for j, o in enumerate(program.outs):
         out = f'"out{j}"'
-        label = f"output {j}" + (f": {aval(o)}" if o in tape.avals else f" = {o}")
+        label = f"output {j}" + (f": {aval(o)}" if type(o) is Var else f" = {const_str(o)}")
         lines.append(f'  {out} [shape=doubleoctagon, label="{_esc(label)}"];')
-        if o in producer:
+        if type(o) is Var:
             lines.append(f"  {producer[o]} -> {out};")
     lines.append("}")
     return "\n".join(lines)

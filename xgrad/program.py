@@ -1,0 +1,345 @@
+"""Staged programs: ``Program``, the one way xgrad records a computation.
+
+A ``Program`` (JAX's jaxpr is the model) is a list of equations ``Eqn(prim,
+ins, outs, params)`` between input variables and output values. An input of
+an equation is a ``Var`` (the output of an earlier equation, or an input of
+the program) or a constant (an array the function closed over, a Python
+scalar, the value of an outer transform's tracer). ``str(program)`` is a
+readable listing::
+
+    { lambda a:f64[3] .
+        b:f64[3] = sin a
+        c:f64[] = sum[axis=None, dtype=None, keepdims=False] b
+      in (c) }
+
+ONE staging trace makes them: ``StageTrace``. Its tracers carry a value (the
+eager model: every value xgrad traces is concrete, or for ``linearize`` a
+shadow value with the right shape and dtype), so staging runs the function
+once and records every primitive applied to a staged value. Who stages:
+
+- ``debug.make_tape`` stages ``fun`` on its arguments (the listing, ``to_dot``);
+- ``linearize`` stages the tangent computation of a ``jvp`` (the staged
+  tracers are the input tangents), and ``f_jvp`` evaluates the Program;
+- ``checkpoint`` with a saving policy stages its forward run, keeps the
+  outputs of the equations the policy saves, and its backward pass evaluates
+  the Program under ``vjp``, handing the saved equations their values instead
+  of recomputing them.
+
+``eval_program`` runs a Program by binding each equation's primitive: on
+backend arrays it computes, on traced values it is traced like any other
+code, so a Program can be differentiated and batched, and replayed without
+running the Python function again (what ``jit`` builds on: stage once, then
+replay).
+
+How to extend: a new kind of staging is a new use of ``stage`` /
+``StageTrace`` (give it ``const=`` to own constants, ``save=`` to keep
+outputs), never a new Trace subclass that records.
+"""
+from __future__ import annotations
+
+from .core import Primitive, Trace, Tracer, bind, new_main
+
+__all__ = ["Program", "Eqn", "Var", "StageTrace", "StageTracer", "eval_program"]
+
+
+class Var:
+    """A variable of a Program: shape and dtype only (no value)."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape, dtype):
+        self.shape = tuple(shape)
+        self.dtype = dtype
+
+    def __repr__(self):
+        return f"Var({_aval(self)})"
+
+
+class Eqn:
+    """``outs = prim(*ins, **params)``: ``ins`` are Vars or constants;
+    ``outs`` is a tuple of Vars (None for an output that is not an array);
+    ``multi`` says the primitive returns a list (call primitives and
+    primitives with several results)."""
+
+    __slots__ = ("prim", "ins", "outs", "params", "multi")
+
+    def __init__(self, prim, ins, outs, params, multi):
+        self.prim = prim
+        self.ins = tuple(ins)
+        self.outs = tuple(outs)
+        self.params = params
+        self.multi = multi
+
+    def __repr__(self):
+        return f"Eqn({self.prim.name}, {len(self.ins)} in, {len(self.outs)} out)"
+
+
+class Program:
+    """A staged computation: ``in_vars`` (a Var per input; None for an input
+    that was not staged), ``eqns`` in order, ``outs`` (a Var or a constant
+    per output).
+
+    ``program(*args)`` evaluates it (``eval_program``); ``str(program)`` lists
+    it; ``program.consts`` are the array constants its equations use.
+    """
+
+    __slots__ = ("in_vars", "eqns", "outs", "__weakref__")
+
+    def __init__(self, in_vars, eqns, outs):
+        self.in_vars = list(in_vars)
+        self.eqns = list(eqns)
+        self.outs = list(outs)
+
+    def __call__(self, *args):
+        return eval_program(self, args)
+
+    @property
+    def consts(self):
+        """The array constants (closed-over arrays, residuals) in order of use."""
+        seen, res = set(), []
+        for e in self.eqns:
+            for x in e.ins:
+                if type(x) is not Var and _is_array(x) and id(x) not in seen:
+                    seen.add(id(x))
+                    res.append(x)
+        return res
+
+    def prune(self):
+        """The Program without the equations no output depends on (a call
+        staged and then redone inline by its rule is dead, for example)."""
+        live = {id(v) for v in self.outs if type(v) is Var}
+        kept = []
+        for e in reversed(self.eqns):
+            if any(o is not None and id(o) in live for o in e.outs):
+                kept.append(e)
+                live.update(id(x) for x in e.ins if type(x) is Var)
+        return Program(self.in_vars, kept[::-1], self.outs)
+
+    def names(self):
+        """{Var: name}: ``a, b, ..., z, aa, ...`` in order of definition."""
+        names = {}
+        for v in self.in_vars:
+            if v is not None:
+                names[v] = _var_name(len(names))
+        for e in self.eqns:
+            for o in e.outs:
+                if o is not None and o not in names:
+                    names[o] = _var_name(len(names))
+        return names
+
+    def __str__(self):
+        names = self.names()
+
+        def decl(v):
+            return f"{names[v]}:{_aval(v)}"
+
+        def ref(x):
+            return names[x] if type(x) is Var else const_str(x)
+        lines = ["{ lambda " + ", ".join(decl(v) for v in self.in_vars if v is not None) + " ."]
+        for e in self.eqns:
+            shown = show_params(e.params)
+            p = ", ".join(f"{k}={fmt_param(val)}" for k, val in shown.items())
+            lhs = ", ".join(decl(o) for o in e.outs if o is not None) or "_"
+            lines.append(f"    {lhs} = {e.prim.name}{'[' + p + ']' if p else ''} "
+                         f"{' '.join(ref(x) for x in e.ins)}")
+        lines.append("  in (" + ", ".join(ref(o) for o in self.outs) + ") }")
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+
+# --------------------------------------------------------------------------
+# the staging trace
+
+class StageTracer(Tracer):
+    """A staged value: ``primal`` is its value (a shadow value for
+    ``linearize``'s tangents), ``var`` its variable."""
+
+    __slots__ = ()
+    var = Tracer.data_slot
+
+    def concrete(self):
+        if self._trace.shadow:
+            raise TypeError("linearize: a tangent has no concrete value while the linear "
+                            "part is staged (a JVP rule branched on a tangent's value)")
+        return Tracer.concrete(self)
+
+
+class StageTrace(Trace):
+    """Records every primitive applied to its tracers as an equation.
+
+    Args (of ``new_main(StageTrace, ...)``):
+      shadow: the values are shadows (no concrete value: ``bool(x)`` raises).
+      const: ``const(x) -> x'`` applied to every constant an equation keeps
+        (``linearize`` copies plain arrays there: ``f_jvp`` outlives the
+        caller's buffers).
+      save: ``save(prim, *args, **params) -> bool`` (a checkpoint policy):
+        the outputs of the equations it accepts are kept in ``saved``
+        (``{Eqn: outputs}``).
+
+    ``opaque`` turns True when a primitive is staged while a call primitive
+    (checkpoint, custom_vjp, ...) runs its function: the function closes over
+    a staged value, so replaying the call's equation would not see the new
+    value (use the Program for listing only, or re-run the function).
+    """
+
+    __slots__ = ("eqns", "shadow", "const_fn", "save", "saved", "calls", "opaque")
+
+    def __init__(self, level, shadow=False, const=None, save=None):
+        Trace.__init__(self, level)
+        self.eqns = []
+        self.shadow = shadow
+        self.const_fn = const
+        self.save = save
+        self.saved = {}
+        self.calls = 0
+        self.opaque = False
+
+    def new_var(self, value):
+        return StageTracer(self, value, Var(value.shape, value.dtype))
+
+    def process_primitive(self, prim, args, params):
+        vals, vars_, _ = self.lower(args, prim)
+        if self.calls:
+            self.opaque = True
+        cf = self.const_fn
+        ins = [v if v is not None else (cf(a) if cf is not None else a)
+               for a, v in zip(vals, vars_)]
+        multi = prim.is_call or prim.multiple_results
+        if prim.is_call:
+            self.calls += 1
+            try:
+                out = prim.bind(*vals, **params)
+            finally:
+                self.calls -= 1
+        else:
+            out = prim.bind(*vals, **params)
+        outs = out if multi else (out,)
+        tracers = [self.new_var(o) if _is_array(o) else o for o in outs]
+        eqn = Eqn(prim, ins, [t.var if type(t) is StageTracer else None for t in tracers],
+                  params, multi)
+        self.eqns.append(eqn)
+        if self.save is not None and not prim.is_call and self.save(prim, *vals, **params):
+            self.saved[eqn] = out
+        return list(tracers) if multi else tracers[0]
+
+    def program(self, in_vars, outs):
+        """The Program from the inputs' variables ``in_vars`` (read when the
+        inputs were made: ``x[i] = v`` rebinds a tracer in place; None: not
+        staged) to ``outs`` (tracers of this trace, or constants)."""
+        return Program(in_vars, self.eqns,
+                       [o.var if type(o) is StageTracer and o._trace is self else o
+                        for o in outs])
+
+
+def eval_program(program, args, known=None):
+    """Run ``program`` on ``args`` (one per input; ignored where the input
+    was not staged) by binding each equation's primitive; returns the list of
+    outputs. ``known`` (``{Eqn: outputs}``, a checkpoint's saved values):
+    those equations are not computed, their outputs are these values (their
+    derivative rules still apply: see ``with_known_output``)."""
+    env = {}
+    for v, a in zip(program.in_vars, args):
+        if v is not None:
+            env[v] = a
+    for e in program.eqns:
+        prim = e.prim
+        if known is not None and e in known:
+            prim = with_known_output(prim, known[e])
+        r = bind(prim, *[env[x] if type(x) is Var else x for x in e.ins], **e.params)
+        if e.multi:
+            for o, val in zip(e.outs, r):
+                if o is not None:
+                    env[o] = val
+        else:
+            env[e.outs[0]] = r
+    return [env[o] if type(o) is Var else o for o in program.outs]
+
+
+def with_known_output(prim, value):
+    """``prim`` whose implementation returns ``value`` (already computed and
+    saved) without computing; its JVP, VJP and batching rules are ``prim``'s,
+    so a transform that meets it still differentiates through it."""
+    p = Primitive.__new__(Primitive)
+    for k in Primitive.__slots__:
+        if k != "__weakref__" and hasattr(prim, k):
+            setattr(p, k, getattr(prim, k))
+    p.impl = lambda xp, *args, **params: value
+    return p
+
+
+# --------------------------------------------------------------------------
+# printing
+
+def _is_array(x):
+    return hasattr(x, "shape") and hasattr(x, "dtype")
+
+
+def short_dtype(dtype):
+    """``f64``, ``f32``, ``i64``, ``c128``, ... for listings."""
+    name = str(getattr(dtype, "name", dtype)).rsplit(".", 1)[-1]
+    return {"float64": "f64", "float32": "f32", "float16": "f16", "int64": "i64",
+            "int32": "i32", "int16": "i16", "int8": "i8", "uint8": "u8", "uint32": "u32",
+            "uint64": "u64", "bool": "bool", "complex128": "c128",
+            "complex64": "c64"}.get(name, name)
+
+
+def _aval(v):
+    return f"{short_dtype(v.dtype)}{list(v.shape)}"
+
+
+def _var_name(i):
+    s = ""
+    i += 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        s = chr(97 + r) + s
+    return s
+
+
+def show_params(params):
+    """The parameters a listing shows: a call primitive's ``spec`` shows as
+    ``fn=<the function's name>``."""
+    if "spec" not in params:
+        return params
+    shown = {k: v for k, v in params.items() if k != "spec"}
+    shown["fn"] = getattr(params["spec"], "name", "fn")
+    return shown
+
+
+def fmt_param(val):
+    if callable(val):
+        return getattr(val, "__name__", "fn")
+    if _is_array(val):
+        return f"<array {short_dtype(val.dtype)}{list(val.shape)}>"
+    if isinstance(val, tuple):
+        return "(" + ",".join(fmt_param(x) for x in val) + ")"
+    return repr(val)
+
+
+def const_str(a):
+    while isinstance(a, Tracer):     # the value of an outer transform's tracer
+        a = a.primal
+    if _is_array(a):
+        if tuple(a.shape) == ():
+            try:
+                return repr(float(a))
+            except Exception:  # pragma: no cover
+                pass
+        return f"<const {short_dtype(a.dtype)}{list(a.shape)}>"
+    return repr(a)
+
+
+def stage(fun, args, *, shadow=False, const=None, save=None):
+    """Stage ``fun(*tracers) -> list of outputs`` on ``args`` (a value per
+    input, None for an input that is not staged). Returns ``(program,
+    outs, trace)``: the Program, the output values (``fun``'s outputs with
+    staged values replaced by their values), and the finished trace
+    (``trace.saved``, ``trace.opaque``)."""
+    with new_main(StageTrace, shadow, const, save) as trace:
+        ins = [None if a is None else trace.new_var(a) for a in args]
+        in_vars = [None if t is None else t.var for t in ins]
+        outs = fun(*[a if t is None else t for a, t in zip(args, ins)])
+        program = trace.program(in_vars, outs)
+        values = [o.primal if type(o) is StageTracer and o._trace is trace else o for o in outs]
+    return program, values, trace
