@@ -629,6 +629,8 @@ def _misc_cases():
           jf=lambda jnp, c, x: jnp.flip(jnp.sort(x, axis=0), axis=0)),
         C("debug.hook", "debug_hook", lambda ns, c, x: _hook(ns, ns.sin(x)), (3, 4)),
         C("debug.tangent_hook", "debug_tangent_hook", lambda ns, c, x: _thook(ns, ns.sin(x)), (3, 4)),
+        C("checkpoint_name", "checkpoint_name",
+          lambda ns, c, x: ns.sin(x if ns is not xnp else xgrad.checkpoint_name(x, "h")), (3, 4)),
     ]
 
 

@@ -118,6 +118,7 @@ case("where", lambda ns, c, x: ns.where(c, x, 0.0), Arg((2, 3), "b"), Arg((3,)),
 case("debug_hook", lambda ns, x: xgrad.debug.hook(x, lambda g: g) if ns is xnp else x, Arg((2, 3)))
 case("debug_tangent_hook", lambda ns, x: xgrad.debug.tangent_hook(x, lambda t: t) if ns is xnp else x,
      Arg((2, 3)))
+case("checkpoint_name", lambda ns, x: xgrad.checkpoint_name(x, "h") if ns is xnp else x, Arg((2, 3)))
 case("stop_gradient", lambda ns, x: (xgrad.stop_gradient if ns is xnp else jax.lax.stop_gradient)(x),
      Arg((2, 3)))
 for _s in ((2, 3), ()):      # tanh' as a function of the value (a hidden row)

@@ -12,8 +12,11 @@ from .core import LeakedTracerError, Zero
 from .transforms.jvp import jvp
 from .transforms.vjp import vjp, grad, value_and_grad
 from .transforms.vmap import vmap
-from .transforms.custom import (custom_vjp, custom_jvp, checkpoint, remat,
-                                checkpoint_sequential, stop_gradient)
+from .transforms.custom_vjp import custom_vjp
+from .transforms.custom_jvp import custom_jvp
+from .transforms.checkpoint import checkpoint, remat, checkpoint_sequential, checkpoint_name
+from .transforms import checkpoint_policies
+from .transforms.stop_gradient import stop_gradient
 from .transforms.derived import jacfwd, jacrev, hessian, hvp
 from .transforms.linearize import linearize
 from .transforms.laplacian import laplacian, diag_hessian
@@ -24,6 +27,7 @@ from .testing import check_grads
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev",
            "hessian", "hvp", "vmap", "laplacian", "diag_hessian", "custom_vjp", "custom_jvp",
-           "checkpoint", "remat", "checkpoint_sequential", "stop_gradient", "check_grads",
+           "checkpoint", "remat", "checkpoint_sequential", "checkpoint_name",
+           "checkpoint_policies", "stop_gradient", "check_grads",
            "testing", "debug", "optim", "numpy", "xp", "tree", "LeakedTracerError"]
 __version__ = "0.1.0"

@@ -59,7 +59,7 @@ class Primitive:
 
     __slots__ = ("name", "impl", "jvp", "vjp", "batch", "broadcast", "domain",
                  "nondiff", "is_call", "deriv", "jvp_joint", "family", "multiple_results",
-                 "__weakref__")
+                 "jvp_from_rule", "__weakref__")
 
     def __init__(self, name, impl, jvp=None, vjp=None, batch=None,
                  broadcast=False, domain=None, nondiff=(), is_call=False):
@@ -82,6 +82,9 @@ class Primitive:
         # derivatives entry by entry), or None
         self.family = None
         self.multiple_results = False   # impl returns a list of outputs
+        # a call primitive whose forward-mode derivatives come from a rule
+        # given with the call (custom_jvp), not from inlining its function
+        self.jvp_from_rule = False
 
     def bind(self, *args, **params):
         return bind(self, *args, **params)

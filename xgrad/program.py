@@ -215,9 +215,20 @@ class StageTrace(Trace):
         else:
             out = prim.bind(*vals, **params)
         outs = out if multi else (out,)
-        tracers = [self.new_var(o) if _is_array(o) else o for o in outs]
-        eqn = Eqn(prim, ins, [t.var if type(t) is StageTracer else None for t in tracers],
-                  params, multi)
+        # an output that is already a value of this trace: a call's function
+        # returned a value it computed from a closed-over staged value (opaque)
+        tracers, out_vars = [], []
+        for o in outs:
+            if type(o) is StageTracer and o._trace is self:
+                t, v = o, None
+            elif _is_array(o):
+                t = self.new_var(o)
+                v = t.var
+            else:
+                t, v = o, None
+            tracers.append(t)
+            out_vars.append(v)
+        eqn = Eqn(prim, ins, out_vars, params, multi)
         self.eqns.append(eqn)
         if self.save is not None and not prim.is_call and self.save(prim, *vals, **params):
             self.saved[eqn] = out

@@ -220,7 +220,7 @@ def matrix_rank(x, /, *, rtol=None):
     """Number of singular values above ``rtol`` times the largest (default
     ``max(M, N) * eps``); an integer, with no derivative."""
     _matrix("matrix_rank", x)
-    from ..transforms.custom import stop_gradient
+    from ..transforms.stop_gradient import stop_gradient
     s = svdvals(stop_gradient(x))
     if rtol is None:
         rtol = max(x.shape[-2:]) * _eps(x)

@@ -1,9 +1,6 @@
 """Matrix products: ``matmul`` with transpose flags ``ta``/``tb`` (set only by
-the derivative rules), and the "dots" checkpoint policy's save/replay."""
+the derivative rules)."""
 from __future__ import annotations
-
-import threading
-from contextlib import contextmanager
 
 from . import defprim
 from ..core import bind
@@ -63,70 +60,7 @@ def _matmul_vjp_y(ans, x, y, *, ta=False, tb=False):
     return vjp
 
 
-# ----- checkpoint policy "dots": every product computed in the forward run
-# of a checkpointed function is saved (transforms/custom.py) and handed back,
-# in order, to the recomputation; both sides work at the level of the
-# implementation, so products of constants line up too. A product is reused
-# only if its operands have the same shapes and flags. -----
-_dots = threading.local()
-
-
-@contextmanager
-def saving(saved):
-    yield from _mode(("save", saved))
-
-
-@contextmanager
-def suspended():
-    """No saving or replaying inside a call primitive (a nested checkpoint,
-    a custom rule): its products are not the same in the two runs."""
-    prev = getattr(_dots, "mode", None)
-    if prev is None:
-        yield
-        return
-    _dots.mode = None
-    try:
-        yield
-    finally:
-        _dots.mode = prev
-
-
-@contextmanager
-def replaying(saved):
-    yield from _mode(("replay", saved) if saved is not None else None)
-
-
-def _mode(mode):
-    if mode is None:
-        yield
-        return
-    prev = getattr(_dots, "mode", None)
-    _dots.mode = mode
-    if mode[0] == "replay":
-        mode[1].i = 0
-    try:
-        yield
-    finally:
-        _dots.mode = prev
-
-
 def _matmul_impl(xp, x, y, ta=False, tb=False):
-    mode = getattr(_dots, "mode", None)
-    if mode is not None:
-        saved = mode[1]
-        key = (tuple(x.shape), tuple(y.shape), ta, tb)
-        if mode[0] == "replay":
-            if saved.i < len(saved.values) and saved.values[saved.i][0] == key:
-                saved.i += 1
-                return saved.values[saved.i - 1][1]
-        else:
-            r = _matmul_impl_plain(xp, x, y, ta, tb)
-            saved.values.append((key, r))
-            return r
-    return _matmul_impl_plain(xp, x, y, ta, tb)
-
-
-def _matmul_impl_plain(xp, x, y, ta, tb):
     if ta:
         x = xp.matrix_transpose(x)
     if tb:
@@ -135,5 +69,5 @@ def _matmul_impl_plain(xp, x, y, ta, tb):
 
 
 _MATMUL.append(defprim("matmul", _matmul_impl, nargs=2, linear=True,
-                       vjp=(_matmul_vjp_x, _matmul_vjp_y), domain=(-2.0, 2.0),
+                       vjp=(_matmul_vjp_x, _matmul_vjp_y), domain=(-2.0, 2.0), family="dot",
                        batch=matmul_rule))

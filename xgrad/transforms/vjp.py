@@ -32,11 +32,6 @@ __all__ = ["VJPTrace", "VJPTracer", "vjp", "grad", "value_and_grad",
 _ns_get = _type_namespaces.get     # type -> backend (tracer types are never in it)
 
 
-def _dots_suspended():
-    from ..rules.linalg import suspended
-    return suspended()
-
-
 class VJPTracer(Tracer):
     """``primal``: the value; ``node``: its tape node (None: a constant)."""
 
@@ -161,8 +156,7 @@ class VJPTrace(Trace):
             else:
                 xp = ns
         if prim.is_call:
-            with _dots_suspended():     # a "dots" replay skips nested calls
-                return params["spec"].vjp(self, primals, nodes)
+            return params["spec"].vjp(self, primals, nodes)
         if xp:
             ans = prim.impl(xp, *primals, **params)
             if (chk := _core._checker) is not None:    # one read: see core._checker

@@ -1,0 +1,180 @@
+"""What the call primitives (``custom_vjp``, ``custom_jvp``, ``checkpoint``)
+share: a call is one ``bind`` of a call primitive whose ``spec`` parameter
+holds the user function and tells each trace what to do
+(``spec.jvp(trace, primals, tangents)``, ``spec.vjp(trace, primals, nodes)``,
+``spec.batch(trace, vals, bdims)``), and returns a list of outputs.
+
+``Spec`` splits a call's arguments into the traced leaves (the primitive's
+operands) and the static rest; ``positional`` fills in defaults (as JAX
+does, so ``bwd`` returns one cotangent per parameter); ``transpose_linear``
+is the VJP of a linear map (how forward mode goes through a custom VJP and
+reverse mode through a custom JVP).
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+
+from ..core import Primitive, Tracer, bind, active_level
+from ..backends import is_inexact
+from .. import numpy as xnp
+from .. import tree as _tree
+from .vjp import vjp_flat, backward_pass
+from ._api import fresh
+
+__all__ = ["Spec", "UserSpec", "call_primitive", "bind_call", "positional", "transpose_linear",
+           "touches", "is_value", "zeros", "inexact", "DYN"]
+
+
+def is_value(x):
+    """Arrays and traced values are the call's operands; everything else
+    (Python scalars included: weak constants) stays static."""
+    return isinstance(x, Tracer) or (hasattr(x, "shape") and hasattr(x, "dtype"))
+
+
+DYN = object()     # marks an array leaf among static ones
+
+
+def zeros(x):
+    return xnp._zeros_like(x)
+
+
+def inexact(x):
+    return hasattr(x, "dtype") and is_inexact(x.dtype)
+
+
+class Spec:
+    """What one call needs: how to rebuild the arguments from the flat list of
+    traced leaves (static leaves and nondiff arguments stay aside)."""
+
+    def __init__(self, name, args, nondiff_argnums=()):
+        self.name = name
+        self.nondiff = tuple(nondiff_argnums)
+        self.nondiff_vals = tuple(args[i] for i in self.nondiff)
+        diff = tuple(a for i, a in enumerate(args) if i not in self.nondiff)
+        leaves, self.in_tree = _tree.flatten(diff)
+        self.is_dyn = [is_value(x) for x in leaves]
+        self.static = [None if d else x for x, d in zip(leaves, self.is_dyn)]
+        self.flat = [x for x, d in zip(leaves, self.is_dyn) if d]
+        self.nargs = len(args)
+        self.out_tree = None
+
+    def diff_args(self, flat):
+        # user code may write into its arguments: under a transform, plain
+        # arrays are copies (the caller's buffers, or residuals of a tape)
+        copy = active_level() > 0
+        it = iter(flat)
+        leaves = [(fresh(next(it)) if copy else next(it)) if d else s
+                  for d, s in zip(self.is_dyn, self.static)]
+        return _tree.unflatten(self.in_tree, leaves)
+
+    def full_args(self, flat):
+        diff = iter(self.diff_args(flat))
+        nd = dict(zip(self.nondiff, self.nondiff_vals))
+        return [nd[i] if i in nd else next(diff) for i in range(self.nargs)]
+
+    def out_flat(self, out):
+        o_flat, self.out_tree = _tree.flatten(out)
+        return [xnp.asarray(o) if type(o) in (int, float, complex) else o for o in o_flat]
+
+    def cts_flat(self, cts, primals, who):
+        """A user's per-argument cotangent tuple -> one entry per flat leaf."""
+        ndiff = self.nargs - len(self.nondiff)
+        if not isinstance(cts, (tuple, list)) or len(cts) != ndiff:
+            got = f"a {type(cts).__name__}" if not isinstance(cts, (tuple, list)) \
+                else f"{len(cts)} entries"
+            raise TypeError(f"{who} of {self.name} must return a tuple with one cotangent per "
+                            f"differentiable argument ({ndiff}), got {got}")
+        per_arg_specs = self.in_tree.children()
+        out = []
+        for i, (c, spec) in enumerate(zip(cts, per_arg_specs)):
+            if c is None:
+                out.extend([None] * spec.num_leaves)
+                continue
+            try:
+                leaves = spec.flatten_up_to(c)
+            except (ValueError, TypeError) as e:
+                raise TypeError(f"{who} of {self.name}: the cotangent for argument {i} does not "
+                                f"match the argument's structure {spec}: {e}") from None
+            out.extend(leaves)
+        res = []
+        it = iter(primals)
+        for k, (c, d) in enumerate(zip(out, self.is_dyn)):
+            if not d:
+                continue
+            p = next(it)
+            if c is None:
+                res.append(None)
+                continue
+            if type(c) in (int, float):
+                c = xnp._full_like(p, c)
+            if tuple(c.shape) != tuple(p.shape):
+                raise ValueError(f"{who} of {self.name}: cotangent leaf {k} has shape "
+                                 f"{tuple(c.shape)}, but its argument has shape {tuple(p.shape)}")
+            if inexact(p) and c.dtype != p.dtype:
+                raise TypeError(f"{who} of {self.name}: cotangent leaf {k} has dtype {c.dtype}, "
+                                f"but its argument has dtype {p.dtype}")
+            res.append(c if inexact(p) else None)
+        return res
+
+
+def call_primitive(name):
+    """A call primitive: its implementation runs ``spec.impl`` on the operands."""
+    return Primitive(name, lambda xp, *args, spec: spec.impl(args), is_call=True)
+
+
+def bind_call(prim, spec):
+    outs = bind(prim, *spec.flat, spec=spec)
+    return _tree.unflatten(spec.out_tree, outs)
+
+
+@functools.lru_cache(maxsize=512)
+def signature(fun):
+    try:
+        return inspect.signature(fun)
+    except (TypeError, ValueError):
+        return None
+
+
+def positional(fun, args, kwargs):
+    """Arguments as a positional tuple with defaults filled in (as JAX does,
+    so ``bwd`` returns one cotangent per parameter)."""
+    sig = signature(fun)
+    if sig is None:
+        if kwargs:
+            raise TypeError(f"{fun!r} takes no keyword arguments here")
+        return args
+    ba = sig.bind(*args, **kwargs)
+    ba.apply_defaults()
+    return ba.args
+
+
+def transpose_linear(lin, at, cts):
+    """Apply the transpose of the linear map ``lin`` (flat lists, evaluated
+    at the points ``at``) to ``cts``: the VJP of a linear map is its transpose."""
+    outs, out_nodes, in_nodes, trace = vjp_flat(lin, at)
+    seeds = [(nd, c) for nd, c in zip(out_nodes, cts) if nd is not None and c is not None]
+    res = backward_pass(trace.tape, trace.n, seeds, consume=True, sites=trace.sites)
+    return [res[nd] if nd is not None else None for nd in in_nodes]
+
+
+class UserSpec(Spec):
+    """A call of a custom_vjp / custom_jvp function ``f``."""
+
+    def __init__(self, f, args):
+        Spec.__init__(self, f.__name__, args, f.nondiff_argnums)
+        self.f = f
+
+    def impl(self, flat):
+        return self.out_flat(self.f.fun(*self.full_args(flat)))
+
+
+def touches(outs, trace):
+    """Some output is (or holds, under tracers of other transforms, such as
+    linearize's staged tangents) a tracer of ``trace``."""
+    for o in outs:
+        while isinstance(o, Tracer):
+            if o._trace is trace:
+                return True
+            o = o.primal
+    return False
