@@ -220,17 +220,6 @@ def _batched(impl, flat, axes, size, store):
     return res
 
 
-def touches(outs, trace):
-    """Some output is (or holds, under tracers of other transforms, such as
-    linearize's staged tangents) a tracer of ``trace``."""
-    for o in outs:
-        while isinstance(o, Tracer):
-            if o._trace is trace:
-                return True
-            o = o.primal
-    return False
-
-
 def checkpoint_sequential(fns, segments):
     """Compose ``fns`` (each one array -> one array) left to right, with every
     run of ``len(fns) / segments`` consecutive functions checkpointed as one
