@@ -26,4 +26,4 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacre
            "hessian", "hvp", "vmap", "laplacian", "diag_hessian", "custom_vjp", "custom_jvp",
            "checkpoint", "remat", "checkpoint_sequential", "stop_gradient", "check_grads",
            "testing", "debug", "optim", "numpy", "xp", "tree", "LeakedTracerError"]
-__version__ = "0.1.0"
+__version__ = "0.1.0"   # the one version source: pyproject.toml and docs/conf.py read it
