@@ -35,7 +35,6 @@ extensions = [
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
 exclude_patterns = ["_build"]
-templates_path = []
 
 # ----- docstrings -----
 # Google style (STYLE.md section 7): Args:/Returns:/Raises: sections.
@@ -44,11 +43,8 @@ napoleon_numpy_docstring = False
 napoleon_use_rtype = False
 napoleon_use_ivar = True
 autodoc_member_order = "bysource"
-autodoc_typehints = "signature"
-autodoc_default_options = {}
-# The package's own annotations are strings (``from __future__ import
-# annotations``) that may name internal types: show them as written.
-autodoc_typehints_format = "short"
+autodoc_typehints = "signature"        # annotations in the signature, not repeated under Args
+autodoc_typehints_format = "short"     # ``Tracer``, not ``xgrad.core.Tracer``
 
 # ----- Markdown pages (guide, sharp bits, api.md, coverage.md, CHANGELOG) -----
 myst_enable_extensions = ["colon_fence"]
@@ -57,7 +53,6 @@ myst_heading_anchors = 3
 # ----- HTML -----
 html_theme = "alabaster"
 html_title = f"xgrad {release}"
-html_static_path = []
 html_theme_options = {
     "description": "Composable automatic differentiation on array API backends",
     "fixed_sidebar": False,
