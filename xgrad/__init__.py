@@ -30,4 +30,4 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacre
            "checkpoint", "remat", "checkpoint_sequential", "checkpoint_name",
            "checkpoint_policies", "stop_gradient", "check_grads",
            "testing", "debug", "optim", "numpy", "xp", "tree", "LeakedTracerError"]
-__version__ = "0.1.0"
+__version__ = "0.1.0"   # the one version source: pyproject.toml and docs/conf.py read it
