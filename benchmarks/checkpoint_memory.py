@@ -1,6 +1,6 @@
 """Checkpointing: peak memory and time of a deep chain's gradient.
 
-The peers' ``deepchain`` workload (``shared/peers``: ``h <- tanh(h W^T)``,
+The peers' ``deepchain`` workload (the peers harness, outside this repository: ``h <- tanh(h W^T)``,
 shared W, loss ``sum(h_L)``, gradient w.r.t. the input), scaled down from
 200 layers of width 4096 to run in seconds: by default 40 layers, h 64x1024,
 float64. Variants:

@@ -3,7 +3,7 @@ gradient with respect to all weights and biases (not the input batch), in
 float64 and float32.
 
 Same workload and data as ``mlp_f64``/``mlp_f32`` of the peers harness
-(``shared/peers``). The time is dominated by the matrix products, so the
+(the peers harness, outside this repository). The time is dominated by the matrix products, so the
 ratio to the plain-numpy forward is the figure to watch: a hand-written numpy
 backward (``numpy:manual-grad``) is the floor (about 3 forward passes of
 matmul work). Run: ``python benchmarks/mlp.py`` (seconds). Needs xgrad and

@@ -5,7 +5,7 @@ overhead per operation shows.
     f(x) = sum(chain(x)),  chain = (sin, *1.1, +0.1, tanh, exp, *0.5, cos, -0.3) x 125
 
 Same workload and data as the ``perop`` workload of the peers harness
-(``shared/peers``). Run: ``python benchmarks/perop.py`` (seconds). Needs xgrad
+(the peers harness, outside this repository). Run: ``python benchmarks/perop.py`` (seconds). Needs xgrad
 and numpy; autograd, jax and torch are timed too when importable.
 """
 from __future__ import annotations

@@ -20,6 +20,7 @@ from .transforms.stop_gradient import stop_gradient
 from .transforms.derived import jacfwd, jacrev, hessian, hvp
 from .transforms.linearize import linearize
 from .transforms.laplacian import laplacian, diag_hessian
+from . import program
 from . import testing
 from . import debug
 from . import optim
@@ -29,5 +30,5 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacre
            "hessian", "hvp", "vmap", "laplacian", "diag_hessian", "custom_vjp", "custom_jvp",
            "checkpoint", "remat", "checkpoint_sequential", "checkpoint_name",
            "checkpoint_policies", "stop_gradient", "check_grads",
-           "testing", "debug", "optim", "numpy", "xp", "tree", "LeakedTracerError"]
+           "program", "testing", "debug", "optim", "numpy", "xp", "tree", "LeakedTracerError"]
 __version__ = "0.1.0"   # the one version source: pyproject.toml and docs/conf.py read it
