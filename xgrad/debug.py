@@ -34,7 +34,7 @@ from .rules import defprim
 from .rules import _batching
 from .transforms.vjp import vjp_flat, backward_pass, VJPTracer
 from .transforms._api import as_primal, fresh, instantiate
-from .program import Program, Var, stage, show_params, short_dtype, const_str, fmt_param
+from .program import Program, Var, stage
 
 __all__ = ["make_tape", "to_dot", "make_graph", "hook", "tangent_hook", "tag",
            "grad_intermediates", "nan_check", "set_nan_check", "grad_report", "Tape"]
@@ -81,36 +81,36 @@ def to_dot(program, name="xgrad"):
              '  node [fontname="Helvetica", fontsize=10];']
     names = program.names()
 
-    def aval(v):
-        return f"{short_dtype(v.dtype)}{list(v.shape)}"
     producer = {}
     for v in program.in_vars:
         if v is None:
             continue
         n = names[v]
         style = ', style=filled, fillcolor="#cde4ff"' if is_inexact(v.dtype) else ""
-        lines.append(f'  "{_esc(n)}" [shape=box, label="{_esc(n)}: {_esc(aval(v))}"{style}];')
+        lines.append(f'  "{_esc(n)}" [shape=box, label="{_esc(n)}: {_esc(v.aval)}"{style}];')
         producer[v] = f'"{_esc(n)}"'
     for k, e in enumerate(program.eqns):
         node = f'"eq{k}"'
-        params = show_params(e.params)
+        label = e.label()
         prim = e.prim.name
-        label = prim + ("\\n" + _esc(", ".join(f"{a}={fmt_param(b)}" for a, b in params.items()))
-                        if params else "")
-        lines.append(f'  {node} [shape=ellipse, label="{_esc(prim)}{label[len(prim):]}"];')
+        if label != prim:              # parameters on a second line
+            label = f"{_esc(prim)}\\n{_esc(label[len(prim) + 1:-1])}"
+        else:
+            label = _esc(prim)
+        lines.append(f'  {node} [shape=ellipse, label="{label}"];')
         for i, src in enumerate(e.ins):
             if type(src) is Var:
                 lines.append(f"  {producer[src]} -> {node};")
             else:
                 c = f'"c{k}_{i}"'
-                lines.append(f'  {c} [shape=plaintext, label="{_esc(const_str(src))}"];')
+                lines.append(f'  {c} [shape=plaintext, label="{_esc(Program.const_text(src))}"];')
                 lines.append(f"  {c} -> {node};")
         for o in e.outs:
             if o is not None:
                 producer[o] = node
     for j, o in enumerate(program.outs):
         out = f'"out{j}"'
-        label = f"output {j}" + (f": {aval(o)}" if type(o) is Var else f" = {const_str(o)}")
+        label = f"output {j}" + (f": {o.aval}" if type(o) is Var else f" = {Program.const_text(o)}")
         lines.append(f'  {out} [shape=doubleoctagon, label="{_esc(label)}"];')
         if type(o) is Var:
             lines.append(f"  {producer[o]} -> {out};")

@@ -39,7 +39,8 @@ from __future__ import annotations
 
 from .core import Primitive, Trace, Tracer, bind, new_main
 
-__all__ = ["Program", "Eqn", "Var", "StageTrace", "StageTracer", "eval_program"]
+__all__ = ["Program", "Eqn", "Var", "StageTrace", "StageTracer", "stage", "eval_program",
+           "with_known_output"]
 
 
 class Var:
@@ -51,8 +52,13 @@ class Var:
         self.shape = tuple(shape)
         self.dtype = dtype
 
+    @property
+    def aval(self):
+        """``f64[3, 4]``: dtype and shape, as listings show them."""
+        return f"{_short_dtype(self.dtype)}{list(self.shape)}"
+
     def __repr__(self):
-        return f"Var({_aval(self)})"
+        return f"Var({self.aval})"
 
 
 class Eqn:
@@ -69,6 +75,13 @@ class Eqn:
         self.outs = tuple(outs)
         self.params = params
         self.multi = multi
+
+    def label(self):
+        """``prim[param=value, ...]``, as listings show it (a call
+        primitive's ``spec`` shows as ``fn='<the function's name>'``)."""
+        shown = _show_params(self.params)
+        p = ", ".join(f"{k}={_fmt_param(val)}" for k, val in shown.items())
+        return f"{self.prim.name}[{p}]" if p else self.prim.name
 
     def __repr__(self):
         return f"Eqn({self.prim.name}, {len(self.ins)} in, {len(self.outs)} out)"
@@ -131,21 +144,33 @@ class Program:
         names = self.names()
 
         def decl(v):
-            return f"{names[v]}:{_aval(v)}"
+            return f"{names[v]}:{v.aval}"
 
         def ref(x):
-            return names[x] if type(x) is Var else const_str(x)
+            return names[x] if type(x) is Var else Program.const_text(x)
         lines = ["{ lambda " + ", ".join(decl(v) for v in self.in_vars if v is not None) + " ."]
         for e in self.eqns:
-            shown = show_params(e.params)
-            p = ", ".join(f"{k}={fmt_param(val)}" for k, val in shown.items())
             lhs = ", ".join(decl(o) for o in e.outs if o is not None) or "_"
-            lines.append(f"    {lhs} = {e.prim.name}{'[' + p + ']' if p else ''} "
-                         f"{' '.join(ref(x) for x in e.ins)}")
+            lines.append(f"    {lhs} = {e.label()} {' '.join(ref(x) for x in e.ins)}")
         lines.append("  in (" + ", ".join(ref(o) for o in self.outs) + ") }")
         return "\n".join(lines)
 
     __repr__ = __str__
+
+    @staticmethod
+    def const_text(x):
+        """How a listing shows the constant ``x``: a 0-d array by its value,
+        another array by dtype and shape, anything else by its repr."""
+        while isinstance(x, Tracer):     # the value of an outer transform's tracer
+            x = x.primal
+        if _is_array(x):
+            if tuple(x.shape) == ():
+                try:
+                    return repr(float(x))
+                except Exception:  # pragma: no cover
+                    pass
+            return f"<const {_short_dtype(x.dtype)}{list(x.shape)}>"
+        return repr(x)
 
 
 # --------------------------------------------------------------------------
@@ -286,17 +311,12 @@ def _is_array(x):
     return hasattr(x, "shape") and hasattr(x, "dtype")
 
 
-def short_dtype(dtype):
-    """``f64``, ``f32``, ``i64``, ``c128``, ... for listings."""
+def _short_dtype(dtype):
     name = str(getattr(dtype, "name", dtype)).rsplit(".", 1)[-1]
     return {"float64": "f64", "float32": "f32", "float16": "f16", "int64": "i64",
             "int32": "i32", "int16": "i16", "int8": "i8", "uint8": "u8", "uint32": "u32",
             "uint64": "u64", "bool": "bool", "complex128": "c128",
             "complex64": "c64"}.get(name, name)
-
-
-def _aval(v):
-    return f"{short_dtype(v.dtype)}{list(v.shape)}"
 
 
 def _var_name(i):
@@ -308,9 +328,7 @@ def _var_name(i):
     return s
 
 
-def show_params(params):
-    """The parameters a listing shows: a call primitive's ``spec`` shows as
-    ``fn=<the function's name>``."""
+def _show_params(params):
     if "spec" not in params:
         return params
     shown = {k: v for k, v in params.items() if k != "spec"}
@@ -318,27 +336,14 @@ def show_params(params):
     return shown
 
 
-def fmt_param(val):
+def _fmt_param(val):
     if callable(val):
         return getattr(val, "__name__", "fn")
     if _is_array(val):
-        return f"<array {short_dtype(val.dtype)}{list(val.shape)}>"
+        return f"<array {_short_dtype(val.dtype)}{list(val.shape)}>"
     if isinstance(val, tuple):
-        return "(" + ",".join(fmt_param(x) for x in val) + ")"
+        return "(" + ",".join(_fmt_param(x) for x in val) + ")"
     return repr(val)
-
-
-def const_str(a):
-    while isinstance(a, Tracer):     # the value of an outer transform's tracer
-        a = a.primal
-    if _is_array(a):
-        if tuple(a.shape) == ():
-            try:
-                return repr(float(a))
-            except Exception:  # pragma: no cover
-                pass
-        return f"<const {short_dtype(a.dtype)}{list(a.shape)}>"
-    return repr(a)
 
 
 def stage(fun, args, *, shadow=False, const=None, save=None):
