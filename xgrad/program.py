@@ -193,7 +193,10 @@ class StageTracer(Tracer):
 class StageTrace(Trace):
     """Records every primitive applied to its tracers as an equation.
 
-    Args (of ``new_main(StageTrace, ...)``):
+    Made by ``new_main(StageTrace, shadow, const, save)`` (or ``stage``).
+
+    Args:
+      level: the trace's level (given by ``new_main``).
       shadow: the values are shadows (no concrete value: ``bool(x)`` raises).
       const: ``const(x) -> x'`` applied to every constant an equation keeps
         (``linearize`` copies plain arrays there: ``f_jvp`` outlives the
