@@ -317,6 +317,12 @@ class Trace:
         batched like ``x``."""
         return self.const(plain(x))
 
+    def before_update(self):
+        """Called before ``x[idx] = v`` rebinds a tracer ``x`` of this trace
+        in place (a functional update); a trace that can't follow such an
+        update raises. vjp overrides it (a checkpointed function's forward
+        run)."""
+
     def check_lower(self, t, prim):
         """A tracer of another trace met this one: lower levels are constants."""
         if t.level >= self.level:

@@ -90,11 +90,13 @@ def defprim(name, impl, jvp=None, vjp=None, *, deriv=None, linear=False,
 
 
 def _deriv_jvp(d):
+    # cycle: xgrad.numpy imports the table's modules, which import this one
     from .. import numpy as xnp
     return lambda x_dot, ans, *args: xnp.multiply(x_dot, d(ans, *args))
 
 
 def _deriv_vjp(d):
+    # cycle: xgrad.numpy imports the table's modules, which import this one
     from .. import numpy as xnp
     # the derivative is computed when the record is made, so the record keeps
     # one array (d) instead of the op's input and output
