@@ -291,19 +291,19 @@ class Trace:
         axis, ...), everything else (constants, tracers of outer transforms)
         gives itself and None."""
         vals = []
-        auxes = []
+        data = []
         traced = False
         for a in args:
             if isinstance(a, Tracer):
                 if a._trace is self:
                     vals.append(a.primal)
-                    auxes.append(a._data)
+                    data.append(a._data)
                     traced = True
                     continue
                 self.check_lower(a._trace, prim)
             vals.append(a)
-            auxes.append(None)
-        return vals, auxes, traced
+            data.append(None)
+        return vals, data, traced
 
     def const(self, x):
         """``x`` as a constant of this trace (a tracer with no derivative), or
@@ -406,7 +406,7 @@ class Tracer:
         raise TypeError("traced values are unhashable (like arrays)")
 
     # ---- copy and pickle -------------------------------------------------
-    # A copy is a tracer of the same (live) trace with the same aux (tape
+    # A copy is a tracer of the same (live) trace with the same data (tape
     # node, tangent, batch axis), so the derivative flows through it. It is a
     # new object: ``x[i] = v`` rebinds a tracer in place, and must not change
     # its copies. The default deepcopy would copy the trace too: a second,
@@ -420,7 +420,7 @@ class Tracer:
         new = object.__new__(type(self))
         memo[id(self)] = new
         # the primal may be an inner tracer (copied the same way) or an array
-        # (a fresh one); the aux is kept: a node index, or a tangent that is
+        # (a fresh one); the data is kept: a node index, or a tangent that is
         # immutable in this model (and may be a tracer of an outer trace)
         new._trace, new.primal, new._data = self._trace, _copy.deepcopy(self.primal, memo), self._data
         return new
