@@ -8,7 +8,7 @@ array API backends (numpy, cupy, array_api_strict, ...), in the JAX style.
 from . import numpy
 from . import numpy as xp
 from . import tree
-from .core import LeakedTracerError, Zero
+from .core import LeakedTracerError
 from .transforms.jvp import jvp
 from .transforms.vjp import vjp, grad, value_and_grad
 from .transforms.vmap import vmap

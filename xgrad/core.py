@@ -1,4 +1,4 @@
-"""The tracing core: primitives, ``bind``, traces, tracers and symbolic zeros.
+"""The tracing core: primitives, ``bind``, traces and tracers.
 
 Nothing here knows any math or any array library. A transform is a ``Trace``
 subclass (see ``transforms/``); an operation is a ``Primitive`` whose rules live
@@ -32,11 +32,11 @@ import threading
 from contextlib import contextmanager
 
 from .backends import (namespace, default_namespace, type_namespaces, flat_view, is_complex,
-                       is_inexact, is_lazy)
+                       is_inexact, is_lazy, look_through)
 
 _ns_get = type_namespaces.get   # tracer types are never in it
 
-__all__ = ["Primitive", "bind", "Trace", "Tracer", "Zero", "new_main",
+__all__ = ["Primitive", "bind", "Trace", "Tracer", "new_main",
            "concrete", "current_trace", "LeakedTracerError", "RULES", "add_any", "active_level"]
 
 RULES: dict[str, "Primitive"] = {}
@@ -225,7 +225,7 @@ def again_if_nonfinite(first, derivs, run):
 
 def all_finite(xs):
     """True when no array among ``xs`` (tracers are looked through to the
-    values underneath; None and symbolic zeros are skipped) holds a NaN or
+    values underneath; None is skipped) holds a NaN or
     an Inf. One reduction per array: a vector's dot product with itself (a
     BLAS call on numpy) is finite exactly when every entry is, except for
     entries above ~1e154, where it overflows and says False: then the
@@ -234,7 +234,7 @@ def all_finite(xs):
     for x in xs:
         while isinstance(x, Tracer):
             x = x.primal
-        if x is None or type(x) is Zero or not hasattr(x, "dtype"):
+        if x is None or not hasattr(x, "dtype"):
             continue
         xp = namespace(x)
         kind = _finite_kind(xp, x.dtype)
@@ -296,19 +296,19 @@ class Trace:
         axis, ...), everything else (constants, tracers of outer transforms)
         gives itself and None."""
         vals = []
-        auxes = []
+        data = []
         traced = False
         for a in args:
             if isinstance(a, Tracer):
                 if a._trace is self:
                     vals.append(a.primal)
-                    auxes.append(a._data)
+                    data.append(a._data)
                     traced = True
                     continue
                 self.check_lower(a._trace, prim)
             vals.append(a)
-            auxes.append(None)
-        return vals, auxes, traced
+            data.append(None)
+        return vals, data, traced
 
     def const(self, x):
         """``x`` as a constant of this trace (a tracer with no derivative), or
@@ -321,6 +321,12 @@ class Trace:
         into it are then recorded). vmap overrides it: its constant is
         batched like ``x``."""
         return self.const(plain(x))
+
+    def before_update(self):
+        """Called before ``x[idx] = v`` rebinds a tracer ``x`` of this trace
+        in place (a functional update); a trace that can't follow such an
+        update raises. vjp overrides it (a checkpointed function's forward
+        run)."""
 
     def check_lower(self, t, prim):
         """A tracer of another trace met this one: lower levels are constants."""
@@ -405,7 +411,7 @@ class Tracer:
         raise TypeError("traced values are unhashable (like arrays)")
 
     # ---- copy and pickle -------------------------------------------------
-    # A copy is a tracer of the same (live) trace with the same aux (tape
+    # A copy is a tracer of the same (live) trace with the same data (tape
     # node, tangent, batch axis), so the derivative flows through it. It is a
     # new object: ``x[i] = v`` rebinds a tracer in place, and must not change
     # its copies. The default deepcopy would copy the trace too: a second,
@@ -419,7 +425,7 @@ class Tracer:
         new = object.__new__(type(self))
         memo[id(self)] = new
         # the primal may be an inner tracer (copied the same way) or an array
-        # (a fresh one); the aux is kept: a node index, or a tangent that is
+        # (a fresh one); the data is kept: a node index, or a tangent that is
         # immutable in this model (and may be a tracer of an outer trace)
         new._trace, new.primal, new._data = self._trace, _copy.deepcopy(self.primal, memo), self._data
         return new
@@ -436,6 +442,7 @@ class Tracer:
 
 
 Tracer.data_slot = Tracer.__dict__["_data"]
+look_through(Tracer)     # backends.backend_of sees through tracers to their values
 
 
 _STORE_SUBSCR = dis.opmap["STORE_SUBSCR"]
@@ -496,37 +503,10 @@ def concrete(x):
     return x.concrete() if isinstance(x, Tracer) else x
 
 
-# --------------------------------------------------------------------------
-# symbolic zeros
-
-
-class Zero:
-    """A symbolic zero tangent or cotangent of a given shape and dtype.
-
-    Rules never see one: the engine skips the rule of a zero input, and
-    ``add_any`` treats it as the identity. Zeros become arrays only at the
-    API boundary (``instantiate``).
-    """
-
-    __slots__ = ("shape", "dtype")
-
-    def __init__(self, shape, dtype):
-        self.shape = tuple(shape)
-        self.dtype = dtype
-
-    @classmethod
-    def like(cls, x):
-        return cls(x.shape, x.dtype)
-
-    def __repr__(self):
-        return f"Zero({self.shape}, {self.dtype})"
-
-
 def add_any(a, b):
-    """Sum of two tangents or cotangents; ``Zero`` and ``None`` are identities."""
-    if a is None or type(a) is Zero:
+    """Sum of two tangents or cotangents; ``None`` (a zero) is the identity."""
+    if a is None:
         return b
-    if b is None or type(b) is Zero:
+    if b is None:
         return a
-    from . import numpy as xnp
-    return xnp.add(a, b)
+    return bind(RULES["add"], a, b)

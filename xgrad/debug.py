@@ -16,35 +16,32 @@ hunting.
 - ``grad_report(grads)``: per-leaf gradient norms with vanishing/exploding/NaN
   flags.
 """
-from __future__ import annotations
+import math as _math
+import os as _os
+import shutil as _shutil
+import sys as _sys
+import threading as _threading
+from contextlib import contextmanager as _contextmanager
 
-import math
-import os
-import shutil
-import sys
-import threading
-from contextlib import contextmanager
-
-from . import core
-from .core import Tracer, bind
-from . import numpy as xnp
+from . import core as _core
+from .core import Tracer as _Tracer, bind as _bind
+from . import numpy as _xnp
 from . import tree as _tree
-from .backends import backend_of, is_inexact
-from .rules import defprim
+from .backends import backend_of as _backend_of, is_inexact as _is_inexact
+from .rules import defprim as _defprim
 from .rules import _batching
-from .transforms.vjp import vjp_flat, backward_pass, VJPTracer
-from .transforms._api import as_primal, fresh, instantiate
-from .program import Program, Var, stage
+from .transforms.vjp import (vjp_flat as _vjp_flat, backward_pass as _backward_pass,
+                             VJPTracer as _VJPTracer, _check_scalar_out)
+from .transforms._api import (as_primal as _as_primal, check_argnums as _check_argnums,
+                              fresh as _fresh, instantiate as _instantiate)
+from .program import Program as _Program, Var as _Var, stage as _stage
 
 __all__ = ["make_tape", "to_dot", "make_graph", "hook", "tangent_hook", "tag",
-           "grad_intermediates", "nan_check", "set_nan_check", "grad_report", "Tape"]
+           "grad_intermediates", "nan_check", "set_nan_check", "grad_report", "GradReport"]
 
 
 # --------------------------------------------------------------------------
 # make_tape: the staged program
-
-Tape = Program     # the name make_tape's result had before Programs (kept for old code)
-
 
 def make_tape(fun):
     """``make_tape(fun)(*args) -> Program``: the program ``fun`` runs on
@@ -61,8 +58,8 @@ def make_tape(fun):
     """
     def recorded(*args):
         flat, in_tree = _tree.flatten(args)
-        flat = [as_primal(x, "make_tape", f"argument leaf {i}") for i, x in enumerate(flat)]
-        program, _, _ = stage(lambda *xs: _tree.leaves(fun(*_tree.unflatten(in_tree, xs))),
+        flat = [_as_primal(x, "make_tape", f"argument leaf {i}") for i, x in enumerate(flat)]
+        program, _, _ = _stage(lambda *xs: _tree.leaves(fun(*_tree.unflatten(in_tree, xs))),
                               flat)
         return program
     return recorded
@@ -86,7 +83,7 @@ def to_dot(program, name="xgrad"):
         if v is None:
             continue
         n = names[v]
-        style = ', style=filled, fillcolor="#cde4ff"' if is_inexact(v.dtype) else ""
+        style = ', style=filled, fillcolor="#cde4ff"' if _is_inexact(v.dtype) else ""
         lines.append(f'  "{_esc(n)}" [shape=box, label="{_esc(n)}: {_esc(v.aval)}"{style}];')
         producer[v] = f'"{_esc(n)}"'
     for k, e in enumerate(program.eqns):
@@ -99,20 +96,20 @@ def to_dot(program, name="xgrad"):
             label = _esc(prim)
         lines.append(f'  {node} [shape=ellipse, label="{label}"];')
         for i, src in enumerate(e.ins):
-            if type(src) is Var:
+            if type(src) is _Var:
                 lines.append(f"  {producer[src]} -> {node};")
             else:
                 c = f'"c{k}_{i}"'
-                lines.append(f'  {c} [shape=plaintext, label="{_esc(Program.const_text(src))}"];')
+                lines.append(f'  {c} [shape=plaintext, label="{_esc(_Program.const_text(src))}"];')
                 lines.append(f"  {c} -> {node};")
         for o in e.outs:
             if o is not None:
                 producer[o] = node
     for j, o in enumerate(program.outs):
         out = f'"out{j}"'
-        label = f"output {j}" + (f": {o.aval}" if type(o) is Var else f" = {Program.const_text(o)}")
+        label = f"output {j}" + (f": {o.aval}" if type(o) is _Var else f" = {_Program.const_text(o)}")
         lines.append(f'  {out} [shape=doubleoctagon, label="{_esc(label)}"];')
-        if type(o) is Var:
+        if type(o) is _Var:
             lines.append(f"  {producer[o]} -> {out};")
     lines.append("}")
     return "\n".join(lines)
@@ -128,8 +125,8 @@ def make_graph(fun, filename=None, format="svg"):
         if filename is None:
             return dot
         try:
-            import graphviz
-            if shutil.which("dot") is None:
+            import graphviz  # optional: the graph extra
+            if _shutil.which("dot") is None:
                 raise ImportError
         except ImportError:
             path = filename + ".dot"
@@ -146,7 +143,7 @@ def make_graph(fun, filename=None, format="svg"):
 def _apply_hook(fn, g):
     # fn sees a copy: the cotangent may be shared with the rest of the
     # backward pass (or be a read-only broadcast view), and fn may write it
-    seen = fresh(g)
+    seen = _fresh(g)
     r = fn(seen)
     if r is None:
         return seen if seen is not g and _written(seen, g) else g
@@ -159,15 +156,15 @@ def _apply_hook(fn, g):
 def _written(seen, g):
     """Did the hook write into its copy (``g[...] *= 0.5`` and return
     nothing)? Then the written copy is the new cotangent."""
-    xp = backend_of(seen)
+    xp = _backend_of(seen)
     return not bool(xp.all(xp.equal(seen, g)))
 
 
-_hook_p = defprim("debug_hook", lambda xp, x, *, fn: x,
+_hook_p = _defprim("debug_hook", lambda xp, x, *, fn: x,
                   jvp=lambda x_dot, ans, x, *, fn: x_dot,
                   vjp=lambda ans, x, *, fn: lambda g: _apply_hook(fn, g),
                   batch=_batching.elementwise)
-_thook_p = defprim("debug_tangent_hook", lambda xp, x, *, fn: x,
+_thook_p = _defprim("debug_tangent_hook", lambda xp, x, *, fn: x,
                    jvp=lambda x_dot, ans, x, *, fn: _apply_hook(fn, x_dot),
                    vjp=lambda ans, x, *, fn: lambda g: g,
                    batch=_batching.elementwise)
@@ -183,19 +180,19 @@ def hook(x, fn):
     >>> xgrad.grad(f)(xnp.ones(2)).tolist()
     [20.0, 20.0]
     """
-    return bind(_hook_p, x, fn=fn)
+    return _bind(_hook_p, x, fn=fn)
 
 
 def tangent_hook(x, fn):
     """Forward-mode counterpart of ``hook``: ``fn(tangent)`` sees (and may
     replace) the tangent carried by ``x``."""
-    return bind(_thook_p, x, fn=fn)
+    return _bind(_thook_p, x, fn=fn)
 
 
 # --------------------------------------------------------------------------
 # tags: gradients with respect to intermediates
 
-_collect = threading.local()
+_collect = _threading.local()
 
 
 def tag(x, name):
@@ -205,11 +202,11 @@ def tag(x, name):
     if c:
         trace, names = c[-1]
         v = x
-        while isinstance(v, Tracer) and not (isinstance(v, VJPTracer) and v._trace is trace):
+        while isinstance(v, _Tracer) and not (isinstance(v, _VJPTracer) and v._trace is trace):
             v = v.primal                 # under an inner transform's tracer (vmap, jvp)
-        if isinstance(v, VJPTracer):
+        if isinstance(v, _VJPTracer):
             names[name] = (v.node, v)
-        elif not isinstance(x, Tracer) and hasattr(x, "dtype") and is_inexact(x.dtype):
+        elif not isinstance(x, _Tracer) and hasattr(x, "dtype") and _is_inexact(x.dtype):
             # independent of the arguments: make it an input of the tape, so that
             # d out / d x is still computed
             x = trace.new_input(x)
@@ -223,13 +220,11 @@ def grad_intermediates(fun, argnums=0):
     """``grad_intermediates(fun)(*args) -> (grad, {name: d out / d intermediate})``
     for a scalar ``fun`` that tags intermediates with ``tag(x, name)`` (the
     ``retain_grad`` equivalent)."""
-    from .transforms.vjp import _check_scalar_out
-    from .transforms._api import check_argnums
 
     def g(*args):
-        multi, nums = check_argnums(argnums, len(args), "grad_intermediates")
+        multi, nums = _check_argnums(argnums, len(args), "grad_intermediates")
         flat, in_tree = _tree.flatten(tuple(args[i] for i in nums))
-        flat = [as_primal(x, "grad_intermediates", f"argument leaf {i}") for i, x in enumerate(flat)]
+        flat = [_as_primal(x, "grad_intermediates", f"argument leaf {i}") for i, x in enumerate(flat)]
         names = {}
 
         def f_flat(*xs):
@@ -239,20 +234,20 @@ def grad_intermediates(fun, argnums=0):
             stack = getattr(_collect, "stack", None)
             if stack is None:
                 stack = _collect.stack = []
-            stack.append((core.current_trace(), names))
+            stack.append((_core.current_trace(), names))
             try:
                 return [_check_scalar_out(fun(*new), "grad_intermediates")]
             finally:
                 stack.pop()
 
-        (out,), (node,), in_nodes, trace = vjp_flat(f_flat, flat)
+        (out,), (node,), in_nodes, trace = _vjp_flat(f_flat, flat)
         keep = {nd for nd, _ in names.values() if nd is not None}
-        seeds = [(node, xnp._ones_like(instantiate(out)))] if node is not None else []
-        cts = backward_pass(trace.tape, trace.n, seeds, consume=True, keep=keep)
-        grads = _tree.unflatten(in_tree, [instantiate(cts[nd] if nd is not None else None, like=p)
+        seeds = [(node, _xnp._ones_like(_instantiate(out)))] if node is not None else []
+        cts = _backward_pass(trace.tape, trace.n, seeds, consume=True, keep=keep)
+        grads = _tree.unflatten(in_tree, [_instantiate(cts[nd] if nd is not None else None, like=p)
                                           for p, nd in zip(flat, in_nodes)])
-        inter = {k: instantiate(cts[nd] if nd is not None else None,
-                                like=v.primal if isinstance(v, VJPTracer) else v)
+        inter = {k: _instantiate(cts[nd] if nd is not None else None,
+                                like=v.primal if isinstance(v, _VJPTracer) else v)
                  for k, (nd, v) in names.items()}
         return (grads if multi else grads[0]), inter
     return g
@@ -261,20 +256,20 @@ def grad_intermediates(fun, argnums=0):
 # --------------------------------------------------------------------------
 # NaN / Inf hunting
 
-_XGRAD_DIR = os.path.dirname(os.path.abspath(__file__))
+_XGRAD_DIR = _os.path.dirname(_os.path.abspath(__file__))
 
 
 def _user_site():
-    f = sys._getframe(1)
+    f = _sys._getframe(1)
     while f is not None:
-        fn = os.path.abspath(f.f_code.co_filename)
+        fn = _os.path.abspath(f.f_code.co_filename)
         if not fn.startswith(_XGRAD_DIR) and "contextlib" not in fn:
             return f"{fn}:{f.f_lineno}"
         f = f.f_back
     return "<unknown>"
 
 
-class _PerThread(threading.local):
+class _PerThread(_threading.local):
     def __init__(self):
         self.depth = 0         # nan_check() blocks this thread is inside
         self.flag = False      # set_nan_check(True) in this thread
@@ -295,7 +290,7 @@ class _NanChecker:
     def __init__(self):
         self.local = _PerThread()
         self.backward = self.local     # vjp.backward_pass sets ``.ctx`` here
-        self._lock = threading.Lock()
+        self._lock = _threading.Lock()
         self._threads = 0              # threads with checking on
 
     def active(self):
@@ -310,7 +305,7 @@ class _NanChecker:
         loc.on = on
         with self._lock:
             self._threads += 1 if on else -1
-            core.set_checker(self if self._threads else None)
+            _core.set_checker(self if self._threads else None)
 
     def site(self):
         if not self.local.on:
@@ -322,11 +317,11 @@ class _NanChecker:
             return
         outs = out if isinstance(out, (list, tuple)) else [out]
         for o in outs:
-            while isinstance(o, Tracer):    # a custom rule's cotangent under vmap
+            while isinstance(o, _Tracer):    # a custom rule's cotangent under vmap
                 o = o.primal
-            if not (hasattr(o, "dtype") and is_inexact(o.dtype)):
+            if not (hasattr(o, "dtype") and _is_inexact(o.dtype)):
                 continue
-            xp = backend_of(o)
+            xp = _backend_of(o)
             if bool(xp.all(xp.isfinite(o))):
                 continue
             bad = "NaN" if bool(xp.any(xp.isnan(o))) else "Inf"
@@ -356,7 +351,7 @@ def set_nan_check(enabled):
     _checker._sync()
 
 
-@contextmanager
+@_contextmanager
 def nan_check():
     """``with xgrad.debug.nan_check(): ...`` raises FloatingPointError at the
     first primitive whose output holds a NaN or Inf, forward or backward,
@@ -404,11 +399,11 @@ def grad_report(grads, vanishing=1e-8, exploding=1e3):
     paths_leaves = _tree_paths(grads)
     norms = []
     for path, g in paths_leaves:
-        xp = backend_of(g)
+        xp = _backend_of(g)
         finite = bool(xp.all(xp.isfinite(g)))
-        n = float(xp.sqrt(xp.sum(xp.abs(g) ** 2))) if finite else math.nan
+        n = float(xp.sqrt(xp.sum(xp.abs(g) ** 2))) if finite else _math.nan
         norms.append((path, tuple(g.shape), n, finite))
-    total = math.sqrt(sum(n * n for *_, n, f in norms if f))
+    total = _math.sqrt(sum(n * n for *_, n, f in norms if f))
     rows = []
     for path, shape, n, finite in norms:
         fl = []

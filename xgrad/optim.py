@@ -23,33 +23,31 @@ A learning rate is a float or a *schedule*: a function from the step count
 >>> params["w"].tolist()
 [0.9, 2.1]
 """
-from __future__ import annotations
+import math as _math
+from typing import Any as _Any, Callable as _Callable, NamedTuple as _NamedTuple
 
-import math
-from typing import Any, Callable, NamedTuple
-
-from . import numpy as xnp
+from . import numpy as _xnp
 from . import tree as _tree
 
-__all__ = ["Optimizer", "sgd", "adam", "constant", "exponential_decay",
-           "cosine_decay", "piecewise_constant"]
+__all__ = ["Optimizer", "SGDState", "AdamState", "sgd", "adam", "constant",
+           "exponential_decay", "cosine_decay", "piecewise_constant"]
 
 
-class Optimizer(NamedTuple):
+class Optimizer(_NamedTuple):
     """``init(params) -> state``; ``update(grads, state, params) -> (params, state)``."""
-    init: Callable[[Any], Any]
-    update: Callable[[Any, Any, Any], tuple]
+    init: _Callable[[_Any], _Any]
+    update: _Callable[[_Any, _Any, _Any], tuple]
 
 
-class SGDState(NamedTuple):
+class SGDState(_NamedTuple):
     step: int
-    velocity: Any      # None without momentum
+    velocity: _Any     # None without momentum
 
 
-class AdamState(NamedTuple):
+class AdamState(_NamedTuple):
     step: int
-    mu: Any            # first-moment estimate, like params
-    nu: Any            # second-moment estimate, like params
+    mu: _Any           # first-moment estimate, like params
+    nu: _Any           # second-moment estimate, like params
 
 
 def _lr(learning_rate, step):
@@ -57,7 +55,7 @@ def _lr(learning_rate, step):
 
 
 def _zeros_like(tree):
-    return _tree.map(xnp._zeros_like, tree)
+    return _tree.map(_xnp._zeros_like, tree)
 
 
 def sgd(learning_rate, momentum=0.0, nesterov=False):
@@ -129,10 +127,10 @@ def adam(learning_rate=1e-3, b1=0.9, b2=0.999, eps=1e-8, weight_decay=0.0):
         nu = _tree.map(lambda v, g: b2 * v + (1.0 - b2) * (g * g), state.nu, grads)
         c1 = 1.0 - b1 ** t
         c2 = 1.0 - b2 ** t
-        step = lr * math.sqrt(c2) / c1    # bias corrections folded into the step size
+        step = lr * _math.sqrt(c2) / c1    # bias corrections folded into the step size
 
         def move(p, m, v):
-            new = p - step * m / (xnp.sqrt(v) + eps * math.sqrt(c2))
+            new = p - step * m / (_xnp.sqrt(v) + eps * _math.sqrt(c2))
             return new - lr * weight_decay * p if weight_decay else new
         new = _tree.map(move, params, mu, nu)
         return new, AdamState(t, mu, nu)
@@ -179,7 +177,7 @@ def cosine_decay(init_value, decay_steps, alpha=0.0):
 
     def schedule(step):
         frac = min(step, decay_steps) / decay_steps
-        cos = 0.5 * (1.0 + math.cos(math.pi * frac))
+        cos = 0.5 * (1.0 + _math.cos(_math.pi * frac))
         return round(init_value * ((1.0 - alpha) * cos + alpha), 15)
     return schedule
 

@@ -35,9 +35,8 @@ How to extend: a new kind of staging is a new use of ``stage`` /
 ``StageTrace`` (give it ``const=`` to own constants, ``save=`` to keep
 outputs), never a new Trace subclass that records.
 """
-from __future__ import annotations
-
-from .core import Primitive, Trace, Tracer, bind, new_main
+from .core import (Primitive as _Primitive, Trace as _Trace, Tracer as _Tracer, bind as _bind,
+                   new_main as _new_main)
 
 __all__ = ["Program", "Eqn", "Var", "StageTrace", "StageTracer", "stage", "eval_program",
            "with_known_output"]
@@ -161,7 +160,7 @@ class Program:
     def const_text(x):
         """How a listing shows the constant ``x``: a 0-d array by its value,
         another array by dtype and shape, anything else by its repr."""
-        while isinstance(x, Tracer):     # the value of an outer transform's tracer
+        while isinstance(x, _Tracer):     # the value of an outer transform's tracer
             x = x.primal
         if _is_array(x):
             if tuple(x.shape) == ():
@@ -176,21 +175,21 @@ class Program:
 # --------------------------------------------------------------------------
 # the staging trace
 
-class StageTracer(Tracer):
+class StageTracer(_Tracer):
     """A staged value: ``primal`` is its value (a shadow value for
     ``linearize``'s tangents), ``var`` its variable."""
 
     __slots__ = ()
-    var = Tracer.data_slot
+    var = _Tracer.data_slot
 
     def concrete(self):
         if self._trace.shadow:
             raise TypeError("linearize: a tangent has no concrete value while the linear "
                             "part is staged (a JVP rule branched on a tangent's value)")
-        return Tracer.concrete(self)
+        return _Tracer.concrete(self)
 
 
-class StageTrace(Trace):
+class StageTrace(_Trace):
     """Records every primitive applied to its tracers as an equation.
 
     Made by ``new_main(StageTrace, shadow, const, save)`` (or ``stage``).
@@ -214,7 +213,7 @@ class StageTrace(Trace):
     __slots__ = ("eqns", "shadow", "const_fn", "save", "saved", "calls", "opaque")
 
     def __init__(self, level, shadow=False, const=None, save=None):
-        Trace.__init__(self, level)
+        _Trace.__init__(self, level)
         self.eqns = []
         self.shadow = shadow
         self.const_fn = const
@@ -285,7 +284,7 @@ def eval_program(program, args, known=None):
         prim = e.prim
         if known is not None and e in known:
             prim = with_known_output(prim, known[e])
-        r = bind(prim, *[env[x] if type(x) is Var else x for x in e.ins], **e.params)
+        r = _bind(prim, *[env[x] if type(x) is Var else x for x in e.ins], **e.params)
         if e.multi:
             for o, val in zip(e.outs, r):
                 if o is not None:
@@ -299,8 +298,8 @@ def with_known_output(prim, value):
     """``prim`` whose implementation returns ``value`` (already computed and
     saved) without computing; its JVP, VJP and batching rules are ``prim``'s,
     so a transform that meets it still differentiates through it."""
-    p = Primitive.__new__(Primitive)
-    for k in Primitive.__slots__:
+    p = _Primitive.__new__(_Primitive)
+    for k in _Primitive.__slots__:
         if k != "__weakref__" and hasattr(prim, k):
             setattr(p, k, getattr(prim, k))
     p.impl = lambda xp, *args, **params: value
@@ -355,7 +354,7 @@ def stage(fun, args, *, shadow=False, const=None, save=None):
     outs, trace)``: the Program, the output values (``fun``'s outputs with
     staged values replaced by their values), and the finished trace
     (``trace.saved``, ``trace.opaque``)."""
-    with new_main(StageTrace, shadow, const, save) as trace:
+    with _new_main(StageTrace, shadow, const, save) as trace:
         ins = [None if a is None else trace.new_var(a) for a in args]
         in_vars = [None if t is None else t.var for t in ins]
         outs = fun(*[a if t is None else t for a, t in zip(args, ins)])

@@ -13,20 +13,19 @@
 - ``arrays``/``functions``: hypothesis strategies (hypothesis is optional:
   they are imported on first use).
 """
-from __future__ import annotations
-
-import math
-import numbers
+import math as _math
+import numbers as _numbers
 
 import numpy as _np_host   # only to draw random directions and report numbers
 
-from . import numpy as xnp
+from . import numpy as _xnp
 from . import tree as _tree
-from .backends import backend_of, is_inexact, is_complex, default_namespace
-from .transforms.jvp import jvp
-from .transforms.vjp import vjp
-from .transforms.derived import hessian, hvp, jacfwd, jacrev
-from .transforms.vjp import grad
+from .core import RULES as _RULES, concrete as _concrete
+from .backends import (backend_of as _backend_of, is_inexact as _is_inexact,
+                       is_complex as _is_complex, default_namespace as _default_namespace)
+from .transforms.jvp import jvp as _jvp
+from .transforms.vjp import vjp as _vjp, grad as _grad
+from .transforms.derived import hessian as _hessian, hvp as _hvp, jacfwd as _jacfwd, jacrev as _jacrev
 
 __all__ = ["check_grads", "numerical_jvp", "check_derivative_properties", "arrays",
            "functions", "default_tolerance"]
@@ -43,8 +42,7 @@ def default_tolerance(dtype):
 
 def _host(x):
     """A value as a numpy array on the host (for reporting and inner products)."""
-    from .core import concrete
-    x = concrete(x)
+    x = _concrete(x)
     if hasattr(x, "get"):
         x = x.get()
     try:
@@ -55,7 +53,7 @@ def _host(x):
 
 def _like(x, host):
     """A host array as an array of ``x``'s backend and dtype."""
-    xp = backend_of(x)
+    xp = _backend_of(x)
     return xp.asarray(host.astype(_host(x).dtype))
 
 
@@ -72,11 +70,11 @@ def _vdot(a, b):
 
 
 def _inexact(x):
-    return hasattr(x, "dtype") and is_inexact(x.dtype)
+    return hasattr(x, "dtype") and _is_inexact(x.dtype)
 
 
 def _conj(x):
-    return xnp.conj(x) if is_complex(x.dtype) else x
+    return _xnp.conj(x) if _is_complex(x.dtype) else x
 
 
 def _numerical_vjp(fun, args, flat, tree, i, cts, eps):
@@ -89,7 +87,7 @@ def _numerical_vjp(fun, args, flat, tree, i, cts, eps):
         for unit in units:
             e = _np_host.zeros(x.shape, dtype=x.dtype)
             e.flat[k] = unit
-            t_flat = [_like(y, e) if j == i else xnp._zeros_like(y) if hasattr(y, "dtype") else y
+            t_flat = [_like(y, e) if j == i else _xnp._zeros_like(y) if hasattr(y, "dtype") else y
                       for j, y in enumerate(flat)]
             d = numerical_jvp(fun, args, _tree.unflatten(tree, t_flat), eps)
             val = sum(_vdot(n, c).real for n, c in zip(d, cts))
@@ -134,29 +132,29 @@ def _check(fun, args, order, modes, atol, rtol, eps, rng, path):
     """One level of checks; recurses on the derivative functions."""
     args = tuple(args)
     flat, tree = _tree.flatten(args)
-    dtype = next((x.dtype for x in flat if hasattr(x, "dtype") and is_inexact(x.dtype)), None)
+    dtype = next((x.dtype for x in flat if hasattr(x, "dtype") and _is_inexact(x.dtype)), None)
     if dtype is None:
         return
     a0, r0, e0 = default_tolerance(dtype)
     atol = a0 * (1 + 4 * len(path)) if atol is None else atol   # looser at higher orders
     rtol = r0 * (1 + 4 * len(path)) if rtol is None else rtol
     eps = e0 if eps is None else eps
-    diff = [i for i, x in enumerate(flat) if hasattr(x, "dtype") and is_inexact(x.dtype)]
+    diff = [i for i, x in enumerate(flat) if hasattr(x, "dtype") and _is_inexact(x.dtype)]
     out = fun(*args)
     o_flat = _tree.leaves(out)
-    if not path and not any(_inexact(o) and math.prod(o.shape) > 0 for o in o_flat):
+    if not path and not any(_inexact(o) and _math.prod(o.shape) > 0 for o in o_flat):
         raise ValueError(
             f"check_grads: nothing to check: fun's output has no non-empty floating-point "
             f"array (output leaves: {', '.join(_leaf_kind(o) for o in o_flat) or 'none'})")
     here = " over ".join(reversed(path)) or "-"
     for i in diff:
-        t_flat = [_rand_like(rng, x) if k == i else xnp._zeros_like(x) if hasattr(x, "dtype") else x
+        t_flat = [_rand_like(rng, x) if k == i else _xnp._zeros_like(x) if hasattr(x, "dtype") else x
                   for k, x in enumerate(flat)]
         tangents = _tree.unflatten(tree, t_flat)
         name = f"{i}{_tree.path_str(tree, i)}" if len(flat) > 1 else "0"
         num = numerical_jvp(fun, args, tangents, eps)
         if "fwd" in modes:
-            _, t_out = jvp(fun, args, tangents)
+            _, t_out = _jvp(fun, args, tangents)
             for a, n in zip(_tree.leaves(t_out), num):
                 if not _close(_host(a), n, atol, rtol):
                     _fail("JVP", len(path) + 1, "fwd" + (f" (inside {here})" if path else ""),
@@ -165,7 +163,7 @@ def _check(fun, args, order, modes, atol, rtol, eps, rng, path):
             # JAX's convention (check_vjp): g = conj(vjp(conj(u))) = J^H u, so that
             # Re <J v, u> == Re <v, g> for real and complex functions alike
             cts = [_rand_like(rng, o) for o in o_flat]
-            _, f_vjp = vjp(fun, *args)
+            _, f_vjp = _vjp(fun, *args)
             ct_tree = _tree.unflatten(_tree.structure(out), [_conj(c) for c in cts])
             g = _conj(_tree.leaves(f_vjp(ct_tree))[i])
             lhs = sum(_vdot(n, c) for c, n in zip(cts, num)).real   # Re <J v, u> numerically
@@ -173,12 +171,12 @@ def _check(fun, args, order, modes, atol, rtol, eps, rng, path):
             scale = max(1.0, abs(lhs), abs(rhs))
             if abs(lhs - rhs) > atol * scale + rtol * abs(lhs) + rtol * scale:
                 mode = "rev" + (f" (inside {here})" if path else "")
-                if math.prod(flat[i].shape) <= 1000:       # locate the wrong element
+                if _math.prod(flat[i].shape) <= 1000:       # locate the wrong element
                     _fail("VJP", len(path) + 1, mode, name, _host(g),
                           _numerical_vjp(fun, args, flat, tree, i, cts, eps), atol, rtol)
                 _fail("VJP", len(path) + 1, mode, name, [rhs], [lhs], atol, rtol)
             if "fwd" in modes:
-                _, t_out = jvp(fun, args, tangents)
+                _, t_out = _jvp(fun, args, tangents)
                 ip = sum(_vdot(t, c) for c, t in zip(cts, _tree.leaves(t_out))).real
                 ip_tol = (1e-9 if "64" in str(dtype) or "128" in str(dtype) else 1e-3) * scale
                 if abs(ip - rhs) > ip_tol:
@@ -189,11 +187,11 @@ def _check(fun, args, order, modes, atol, rtol, eps, rng, path):
     if "fwd" in modes:
         t_flat = [_rand_like(rng, x) if k in diff else x for k, x in enumerate(flat)]
         tangents = _tree.unflatten(tree, t_flat)
-        _check(lambda *a: jvp(fun, a, tangents)[1], args, order - 1, modes,
+        _check(lambda *a: _jvp(fun, a, tangents)[1], args, order - 1, modes,
                atol, rtol, eps, rng, path + ["fwd"])
     if "rev" in modes:
         cts = _tree.unflatten(_tree.structure(out), [_rand_like(rng, o) for o in o_flat])
-        _check(lambda *a: vjp(fun, *a)[1](cts), args, order - 1, modes,
+        _check(lambda *a: _vjp(fun, *a)[1](cts), args, order - 1, modes,
                atol, rtol, eps, rng, path + ["rev"])
 
 
@@ -217,16 +215,16 @@ def check_grads(fun, args, order=1, modes=("fwd", "rev"), atol=None, rtol=None, 
       unknown ``modes``, ``order`` not an int >= 1), rather than passing.
 
     >>> import xgrad, xgrad.numpy as xnp
-    >>> xgrad.check_grads(xnp.sin, (xnp.asarray([0.1, 0.2]),), order=2)
+    >>> xgrad.check_grads(_xnp.sin, (_xnp.asarray([0.1, 0.2]),), order=2)
     """
     modes = _check_modes(modes)
-    if isinstance(order, bool) or not isinstance(order, numbers.Integral) or order < 1:
+    if isinstance(order, bool) or not isinstance(order, _numbers.Integral) or order < 1:
         raise ValueError(f"check_grads: nothing to check: order={order!r}: order must be an "
                          f"int >= 1 (1: first derivatives)")
     if not isinstance(args, (tuple, list)):
         raise TypeError("check_grads: args must be a tuple of arguments")
     rng = _np_host.random.default_rng(0)
-    args = tuple(_tree.map(lambda x: default_namespace().asarray(x)
+    args = tuple(_tree.map(lambda x: _default_namespace().asarray(x)
                            if type(x) in (int, float, complex) else x, tuple(args)))
     _check_some_input(args)
     _check(fun, args, int(order), modes, atol, rtol, eps, rng, [])
@@ -262,7 +260,7 @@ def _check_some_input(args):
         raise ValueError(
             f"check_grads: nothing to check: no argument is a floating-point array (argument "
             f"leaves: {kinds}); pass float or complex arrays (1.0, not 1)")
-    if all(math.prod(x.shape) == 0 for x in inexact):
+    if all(_math.prod(x.shape) == 0 for x in inexact):
         raise ValueError("check_grads: nothing to check: every floating-point argument is "
                          "empty (size 0)")
 
@@ -278,27 +276,27 @@ def check_derivative_properties(fun, args, atol=None, rtol=None):
     a0, r0, _ = default_tolerance(x.dtype)
     atol = 10 * a0 if atol is None else atol
     rtol = 10 * r0 if rtol is None else rtol
-    n = math.prod(x.shape)
+    n = _math.prod(x.shape)
     rng = _np_host.random.default_rng(1)
-    H = _host(hessian(fun)(x)).reshape(n, n)
+    H = _host(_hessian(fun)(x)).reshape(n, n)
     if not _close(H, H.T, atol, rtol):
         _fail("Hessian symmetry", 2, "fwd-over-rev", 0, H, H.T, atol, rtol)
     v = _rand_like(rng, x)
-    hv = _host(hvp(fun, (x,), (v,))).reshape(n)
+    hv = _host(_hvp(fun, (x,), (v,))).reshape(n)
     if not _close(hv, H @ _host(v).reshape(n), atol, rtol):
         _fail("hvp vs hessian @ v", 2, "fwd-over-rev", 0, hv, H @ _host(v).reshape(n), atol, rtol)
     variants = {
-        "rev-over-fwd": jacrev(jacfwd(fun)),
-        "rev-over-rev": jacrev(jacrev(fun)),
-        "fwd-over-fwd": jacfwd(jacfwd(fun)),
+        "rev-over-fwd": _jacrev(_jacfwd(fun)),
+        "rev-over-rev": _jacrev(_jacrev(fun)),
+        "fwd-over-fwd": _jacfwd(_jacfwd(fun)),
     }
     for name, h in variants.items():
         Hv = _host(h(x)).reshape(n, n)
         if not _close(Hv, H, atol, rtol):
             _fail("second derivative", 2, name + " vs fwd-over-rev", 0, Hv, H, atol, rtol)
     u = _rand_like(rng, x)
-    _, t = jvp(fun, (x,), (u,))
-    g = grad(fun)(x)
+    _, t = _jvp(fun, (x,), (u,))
+    g = _grad(fun)(x)
     lhs, rhs = float(_host(t)), _vdot(g, u).real
     if abs(lhs - rhs) > atol + rtol * abs(rhs):
         _fail("inner product", 1, "fwd/rev", 0, [lhs], [rhs], atol, rtol)
@@ -310,6 +308,7 @@ def arrays(shape, dtype="float64", elements=(-3.0, 3.0), xp=None):
     """A hypothesis strategy for arrays of ``shape`` with finite elements in
     the closed interval ``elements`` (a row's ``domain`` fits), on backend
     ``xp`` (default numpy)."""
+    # optional third-party package: imported on first use, never by import xgrad
     from hypothesis import strategies as st
     from hypothesis.extra import numpy as hnp
     lo, hi = elements
@@ -324,7 +323,7 @@ def arrays(shape, dtype="float64", elements=(-3.0, 3.0), xp=None):
     strat = hnp.arrays(_np_host.dtype(str(dtype).rsplit(".", 1)[-1]), shape,
                        elements=st.floats(lo, hi, allow_nan=False, allow_infinity=False,
                                           width=width))
-    backend = xp or default_namespace()
+    backend = xp or _default_namespace()
     return strat.map(lambda a: backend.asarray(a))
 
 
@@ -336,19 +335,19 @@ def functions(names=None, depth=3):
     """A hypothesis strategy for random compositions of unary elementwise
     primitives (each kept inside its own domain by a tanh squash): returns
     ``(f, description)``."""
+    # optional third-party package: imported on first use, never by import xgrad
     from hypothesis import strategies as st
-    from .core import RULES
     if names is None:
-        names = [n for n, p in RULES.items() if p.domain is not None and p.jvp is not None
-                 and len(p.jvp) == 1 and p.jvp[0] is not None and hasattr(xnp, n)
+        names = [n for n, p in _RULES.items() if p.domain is not None and p.jvp is not None
+                 and len(p.jvp) == 1 and p.jvp[0] is not None and hasattr(_xnp, n)
                  and n not in _NON_SMOOTH]
 
     def build(seq):
         def f(x):
             for n in seq:
-                lo, hi = RULES[n].domain
-                x = (lo + hi) / 2 + (hi - lo) / 2 * 0.9 * xnp.tanh(x)
-                x = getattr(xnp, n)(x)
+                lo, hi = _RULES[n].domain
+                x = (lo + hi) / 2 + (hi - lo) / 2 * 0.9 * _xnp.tanh(x)
+                x = getattr(_xnp, n)(x)
             return x
         return f, " o ".join(reversed(seq))
     return st.lists(st.sampled_from(sorted(names)), min_size=1, max_size=depth).map(build)

@@ -5,48 +5,48 @@ node, never a leaf), plus anything registered with ``register_pytree_node``
 or ``register_dataclass``. ``global_norm`` and ``clip_by_global_norm`` work
 on gradient pytrees.
 """
-from __future__ import annotations
+import dataclasses as _dataclasses
+import functools as _functools
 
-import dataclasses
-import functools
+import optree as _optree
 
-import optree
+from . import numpy as _xnp
 
 __all__ = ["flatten", "unflatten", "leaves", "structure", "map", "global_norm",
            "clip_by_global_norm",
            "register_pytree_node", "register_dataclass", "path_str", "path_index",
            "tree_flatten", "tree_unflatten", "tree_map", "tree_leaves", "tree_structure"]
 
-NAMESPACE = "xgrad"
+_NAMESPACE = "xgrad"     # optree's registry of xgrad's containers
 
 
 def flatten(tree):
     """``(leaves, treedef)`` of a pytree."""
-    return optree.tree_flatten(tree, none_is_leaf=False, namespace=NAMESPACE)
+    return _optree.tree_flatten(tree, none_is_leaf=False, namespace=_NAMESPACE)
 
 
 def unflatten(treedef, leaves):
     """Inverse of ``flatten``."""
-    return optree.tree_unflatten(treedef, leaves)
+    return _optree.tree_unflatten(treedef, leaves)
 
 
 def leaves(tree):
-    return optree.tree_leaves(tree, none_is_leaf=False, namespace=NAMESPACE)
+    return _optree.tree_leaves(tree, none_is_leaf=False, namespace=_NAMESPACE)
 
 
 def structure(tree):
-    return optree.tree_structure(tree, none_is_leaf=False, namespace=NAMESPACE)
+    return _optree.tree_structure(tree, none_is_leaf=False, namespace=_NAMESPACE)
 
 
 def map(f, tree, *rest):
     """Apply ``f`` leaf-wise over one or more pytrees of the same structure."""
-    return optree.tree_map(f, tree, *rest, none_is_leaf=False, namespace=NAMESPACE)
+    return _optree.tree_map(f, tree, *rest, none_is_leaf=False, namespace=_NAMESPACE)
 
 
 def register_pytree_node(cls, flatten_fn, unflatten_fn):
     """Register a container: ``flatten_fn(x) -> (children, aux)``,
     ``unflatten_fn(aux, children) -> x``."""
-    optree.register_pytree_node(cls, flatten_fn, unflatten_fn, namespace=NAMESPACE)
+    _optree.register_pytree_node(cls, flatten_fn, unflatten_fn, namespace=_NAMESPACE)
     return cls
 
 
@@ -55,9 +55,9 @@ def register_dataclass(cls=None, *, data_fields=None, meta_fields=None):
     fields not in ``meta_fields``), ``meta_fields`` static. Usable as a
     decorator."""
     if cls is None:
-        return functools.partial(register_dataclass, data_fields=data_fields,
-                                 meta_fields=meta_fields)
-    names = [f.name for f in dataclasses.fields(cls)]
+        return _functools.partial(register_dataclass, data_fields=data_fields,
+                                  meta_fields=meta_fields)
+    names = [f.name for f in _dataclasses.fields(cls)]
     meta = tuple(meta_fields or ())
     data = tuple(data_fields) if data_fields is not None else tuple(n for n in names if n not in meta)
 
@@ -86,27 +86,25 @@ def path_index(treedef, i):
 
 def global_norm(tree):
     """sqrt of the sum of squares of every leaf (differentiable)."""
-    from . import numpy as xnp
     ls = leaves(tree)
     if not ls:
         return 0.0
     total = None
     for x in ls:
-        s = xnp.sum(xnp.real(x * xnp.conj(x)))
-        total = s if total is None else xnp.add(total, s)
+        s = _xnp.sum(_xnp.real(x * _xnp.conj(x)))
+        total = s if total is None else _xnp.add(total, s)
     # double where: at an all-zero tree the value is 0 and the gradient 0 (a
     # subgradient), not sqrt's 0 * inf = NaN
     pos = total > 0
-    return xnp.where(pos, xnp.sqrt(xnp.where(pos, total, 1.0)), 0.0)
+    return _xnp.where(pos, _xnp.sqrt(_xnp.where(pos, total, 1.0)), 0.0)
 
 
 def clip_by_global_norm(tree, max_norm):
     """Scale every leaf by ``min(1, max_norm / global_norm(tree))`` (the
     gradient clipping of data-parallel training; differentiable)."""
-    from . import numpy as xnp
     norm = global_norm(tree)
-    scale = xnp.minimum(1.0, max_norm / xnp.maximum(norm, 1e-30))
-    return map(lambda x: x * xnp.astype(scale, x.dtype), tree)
+    scale = _xnp.minimum(1.0, max_norm / _xnp.maximum(norm, 1e-30))
+    return map(lambda x: x * _xnp.astype(scale, x.dtype), tree)
 
 
 tree_flatten, tree_unflatten, tree_map = flatten, unflatten, map

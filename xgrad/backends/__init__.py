@@ -7,15 +7,22 @@ and have no namespace; with no array at all the default backend (numpy) is
 used. Two different backends in one operation is an error.
 
 Backend quirks live in ``_<name>.py`` beside this file and nowhere else.
+
+This is the bottom layer: it imports nothing from xgrad. The one thing it
+must know about the layers above, which values are traced (``backend_of``
+looks through them), the core tells it at import (``look_through``).
 """
 from __future__ import annotations
 
 import math
 
 import array_api_compat
+import array_api_compat.numpy as _np_compat
+
+from . import _cupy, _numpy
 
 __all__ = ["namespace", "default_namespace", "dtype_in", "to_array",
-           "is_inexact", "is_float", "is_complex", "is_lazy", "SCALAR_TYPES", "backend_of"]
+           "is_inexact", "is_complex", "is_lazy", "SCALAR_TYPES", "backend_of", "look_through"]
 
 SCALAR_TYPES = (bool, int, float, complex)
 _by_type: dict = {t: None for t in SCALAR_TYPES}
@@ -57,20 +64,24 @@ def namespace(*xs):
     return xp if xp is not None else default_namespace()
 
 
-_default = []
-
-
 def default_namespace():
-    if not _default:
-        import array_api_compat.numpy as np_compat
-        _default.append(np_compat)
-    return _default[0]
+    return _np_compat
+
+
+_wrappers = ()     # types whose instances wrap a value in ``.primal`` (tracers)
+
+
+def look_through(cls):
+    """Make ``backend_of`` see through instances of ``cls`` to their
+    ``.primal``: the core registers its ``Tracer`` (this layer may not
+    import the core)."""
+    global _wrappers
+    _wrappers = _wrappers + (cls,)
 
 
 def backend_of(x):
     """Namespace of one value, looking through tracers."""
-    from ..core import Tracer
-    while isinstance(x, Tracer):
+    while isinstance(x, _wrappers):
         x = x.primal
     return namespace(x)
 
@@ -141,10 +152,6 @@ def is_inexact(dt):
     return _kind(dt) != "i"
 
 
-def is_float(dt):
-    return _kind(dt) == "f"
-
-
 def is_complex(dt):
     return _kind(dt) == "c"
 
@@ -173,7 +180,6 @@ def to_array(x, xp=None):
         return xp.asarray(x)
     q = _quirks.get(t, False)
     if q is False:
-        from . import _numpy
         q = _numpy.to_array if _numpy.is_numpy_scalar(x) else None
         _quirks[t] = q
     return q(x) if q is not None else x
@@ -190,10 +196,8 @@ def _quirk(xp, name):
         fn = None
         mod = getattr(xp, "__name__", "")
         if "numpy" in mod and "strict" not in mod:
-            from . import _numpy
             fn = getattr(_numpy, name, None)
         elif "cupy" in mod:
-            from . import _cupy
             fn = getattr(_cupy, name, None)
         _quirks[key] = fn
         return fn

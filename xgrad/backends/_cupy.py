@@ -2,6 +2,7 @@
 
 
 def index_add(x, idx, v):
+    # optional third-party package: imported only when cupy arrays are met
     import cupy
     import cupyx
     out = cupy.array(x, copy=True)

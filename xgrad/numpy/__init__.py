@@ -9,23 +9,23 @@ array attributes of traced values are attached at the bottom.
 To add an operation: add a row to the table (a primitive) or write a
 composite here; see ``rules/__init__.py``.
 """
-from __future__ import annotations
+import builtins as _builtins
+import math as _math
+import sys as _sys
+import types as _types
+from operator import index as _operator_index
 
-import builtins
-import math
-import sys
-import types
-
-import array_api_compat
+import array_api_compat as _compat
 
 from .. import core as _core
-from ..core import RULES, Tracer, bind, concrete
-from ..backends import (SCALAR_TYPES, backend_of, default_namespace, dtype_in,
-                       namespace, type_namespaces as _type_namespaces)
+from ..core import RULES as _P, Tracer as _Tracer, bind as _bind, concrete as _concrete
+from ..backends import (SCALAR_TYPES as _SCALAR_TYPES, backend_of as _backend_of,
+                        default_namespace as _default_namespace, dtype_in as _dtype_in,
+                        namespace as _namespace, type_namespaces as _type_namespaces)
 
 __array_api_version__ = "2024.12"
 
-_np = default_namespace()
+_np = _default_namespace()
 
 # ----- dtypes and constants (of the default backend, numpy) -----
 bool = _np.bool          # noqa: A001
@@ -33,7 +33,7 @@ int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
 uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
 float32, float64 = _np.float32, _np.float64
 complex64, complex128 = _np.complex64, _np.complex128
-e, inf, nan, pi = math.e, math.inf, math.nan, math.pi
+e, inf, nan, pi = _math.e, _math.inf, _math.nan, _math.pi
 newaxis = None
 
 _DTYPE_NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
@@ -43,8 +43,6 @@ _DTYPE_NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "u
 # lazily, inside rule bodies, so the cycle is harmless)
 from ..rules import elementwise as _r1, reductions as _r2, shape as _r3  # noqa: E402,F401
 from ..rules import indexing as _r4, linalg as _r5  # noqa: E402,F401
-
-_P = RULES
 
 
 # --------------------------------------------------------------------------
@@ -66,11 +64,11 @@ def _unary(name):
             if (chk := _core._checker) is not None:    # one read: see core._checker
                 chk.check(p, (x,), out)
             return out
-        if xp is False and isinstance(x, Tracer):
+        if xp is False and isinstance(x, _Tracer):
             t = x._trace
             if t.alive:
                 return t.process_primitive(p, (x,), {})
-        return bind(p, x)
+        return _bind(p, x)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise ``{name}`` (array API); differentiable: {p.jvp is not None}."
     return f
@@ -89,16 +87,16 @@ def _binary(name):
             return out
         t = None
         if a is False:
-            if isinstance(x1, Tracer):
+            if isinstance(x1, _Tracer):
                 if b is not False:                       # tracer op plain/scalar
                     t = x1._trace
-                elif isinstance(x2, Tracer) and x2._trace is x1._trace:
+                elif isinstance(x2, _Tracer) and x2._trace is x1._trace:
                     t = x1._trace
-        elif b is False and isinstance(x2, Tracer):     # plain/scalar op tracer
+        elif b is False and isinstance(x2, _Tracer):     # plain/scalar op tracer
             t = x2._trace
         if t is not None and t.alive:
             return t.process_primitive(p, (x1, x2), {})
-        return bind(p, x1, x2)
+        return _bind(p, x1, x2)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise ``{name}`` (array API, broadcasting); differentiable: {p.jvp is not None}."
     return f
@@ -124,7 +122,7 @@ _round_p = _P["round"]
 
 def round(x, /):  # noqa: A001
     """Round half to even (array API ``round``); zero derivative."""
-    return bind(_round_p, x)
+    return _bind(_round_p, x)
 
 
 _where_p = _P["where"]
@@ -132,7 +130,7 @@ _where_p = _P["where"]
 
 def where(condition, x1, x2, /):
     """Elementwise select; differentiable in ``x1`` and ``x2``."""
-    return bind(_where_p, condition, x1, x2)
+    return _bind(_where_p, condition, x1, x2)
 
 
 def clip(x, /, min=None, max=None):  # noqa: A002
@@ -149,7 +147,7 @@ def clip(x, /, min=None, max=None):  # noqa: A002
 # helpers for axes
 
 def _ndim(x):
-    return builtins.len(x.shape) if not type(x) in SCALAR_TYPES else 0
+    return _builtins.len(x.shape) if not type(x) in _SCALAR_TYPES else 0
 
 
 def _norm_axis(axis, ndim, fname="axis"):
@@ -159,18 +157,13 @@ def _norm_axis(axis, ndim, fname="axis"):
     axes = axis if isinstance(axis, tuple) else (axis,)
     out = []
     for a in axes:
-        a = operator_index(a)
-        if not -ndim <= a < builtins.max(ndim, 1):
+        a = _operator_index(a)
+        if not -ndim <= a < _builtins.max(ndim, 1):
             raise ValueError(f"{fname}={axis!r} is out of range for an array with {ndim} dimension(s)")
         out.append(a % ndim if ndim else 0)
-    if builtins.len(set(out)) != builtins.len(out):
+    if _builtins.len(set(out)) != _builtins.len(out):
         raise ValueError(f"{fname}={axis!r} repeats an axis")
     return tuple(sorted(out))
-
-
-def operator_index(a):
-    import operator
-    return operator.index(a)
 
 
 # --------------------------------------------------------------------------
@@ -181,22 +174,22 @@ _sum_p, _prod_p, _max_p, _min_p = _P["sum"], _P["prod"], _P["max"], _P["min"]
 
 def sum(x, /, *, axis=None, dtype=None, keepdims=False):  # noqa: A001
     """Sum over ``axis`` (all axes by default)."""
-    return bind(_sum_p, x, axis=_norm_axis(axis, _ndim(x)), dtype=dtype, keepdims=keepdims)
+    return _bind(_sum_p, x, axis=_norm_axis(axis, _ndim(x)), dtype=dtype, keepdims=keepdims)
 
 
 def prod(x, /, *, axis=None, dtype=None, keepdims=False):
     """Product over ``axis``; the derivative is exact where entries are zero."""
-    return bind(_prod_p, x, axis=_norm_axis(axis, _ndim(x)), dtype=dtype, keepdims=keepdims)
+    return _bind(_prod_p, x, axis=_norm_axis(axis, _ndim(x)), dtype=dtype, keepdims=keepdims)
 
 
 def max(x, /, *, axis=None, keepdims=False):  # noqa: A001
     """Maximum over ``axis``; tied maxima share the derivative equally (JAX)."""
-    return bind(_max_p, x, axis=_norm_axis(axis, _ndim(x)), keepdims=keepdims)
+    return _bind(_max_p, x, axis=_norm_axis(axis, _ndim(x)), keepdims=keepdims)
 
 
 def min(x, /, *, axis=None, keepdims=False):  # noqa: A001
     """Minimum over ``axis``; tied minima share the derivative equally (JAX)."""
-    return bind(_min_p, x, axis=_norm_axis(axis, _ndim(x)), keepdims=keepdims)
+    return _bind(_min_p, x, axis=_norm_axis(axis, _ndim(x)), keepdims=keepdims)
 
 
 def _count(x, axis):
@@ -216,7 +209,7 @@ def var(x, /, *, axis=None, correction=0.0, keepdims=False):
     """Variance over ``axis`` with ``correction`` degrees of freedom removed."""
     ax = _norm_axis(axis, _ndim(x))
     d = x - mean(x, axis=ax, keepdims=True)
-    return sum(d * d, axis=ax, keepdims=keepdims) / builtins.max(_count(x, ax) - correction, 0)
+    return sum(d * d, axis=ax, keepdims=keepdims) / _builtins.max(_count(x, ax) - correction, 0)
 
 
 def std(x, /, *, axis=None, correction=0.0, keepdims=False):
@@ -226,7 +219,7 @@ def std(x, /, *, axis=None, correction=0.0, keepdims=False):
 
 def _arg_reduce(p):
     def f(x, /, *, axis=None, keepdims=False):
-        return bind(p, x, axis=axis, keepdims=keepdims)
+        return _bind(p, x, axis=axis, keepdims=keepdims)
     f.__name__ = p.name
     return f
 
@@ -255,7 +248,7 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     axis = _norm_axis(axis, _ndim(x))[0]
     if dtype is not None:
         x = astype(x, dtype)
-    out = bind(_cumsum_p, x, axis=axis, include_initial=include_initial)
+    out = _bind(_cumsum_p, x, axis=axis, include_initial=include_initial)
     if dtype is not None and out.dtype != x.dtype:
         # the backend widens small integers (uint8 -> uint64) unless told the dtype
         out = astype(out, x.dtype)
@@ -271,26 +264,26 @@ _flip_p, _roll_p, _concat_p, _astype_p = _P["flip"], _P["roll"], _P["concat"], _
 
 def reshape(x, /, shape, *, copy=None):
     """Reshape (one ``-1`` allowed)."""
-    shape = (shape,) if isinstance(shape, int) else tuple(operator_index(s) for s in shape)
+    shape = (shape,) if isinstance(shape, int) else tuple(_operator_index(s) for s in shape)
     if -1 in shape:
         known = 1
         for s in shape:
             if s != -1:
                 known *= s
-        size = math.prod(x.shape)
+        size = _math.prod(x.shape)
         shape = tuple((size // known if known else 0) if s == -1 else s for s in shape)
-    if tuple(x.shape) == shape and isinstance(x, Tracer):
+    if tuple(x.shape) == shape and isinstance(x, _Tracer):
         return x
-    return bind(_reshape_p, x, shape=shape)
+    return _bind(_reshape_p, x, shape=shape)
 
 
 def permute_dims(x, /, axes):
     """Permute the axes of ``x``."""
     nd = _ndim(x)
-    axes = tuple(operator_index(a) % nd for a in axes) if nd else tuple(axes)
+    axes = tuple(_operator_index(a) % nd for a in axes) if nd else tuple(axes)
     if sorted(axes) != list(range(nd)):
         raise ValueError(f"permute_dims: axes={axes!r} is not a permutation of {nd} axes")
-    return bind(_permute_p, x, axes=axes)
+    return _bind(_permute_p, x, axes=axes)
 
 
 def matrix_transpose(x, /):
@@ -306,7 +299,7 @@ def broadcast_to(x, /, shape):
     shape = tuple(shape)
     if tuple(x.shape) == shape:
         return x
-    return bind(_bcast_p, x, shape=shape)
+    return _bind(_bcast_p, x, shape=shape)
 
 
 def broadcast_arrays(*arrays):
@@ -315,12 +308,12 @@ def broadcast_arrays(*arrays):
 
 
 def broadcast_shapes(*shapes):
-    nd = builtins.max((builtins.len(s) for s in shapes), default=0)
+    nd = _builtins.max((_builtins.len(s) for s in shapes), default=0)
     out = []
     for i in range(nd):
-        dims = {s[builtins.len(s) - nd + i] for s in shapes if builtins.len(s) - nd + i >= 0}
+        dims = {s[_builtins.len(s) - nd + i] for s in shapes if _builtins.len(s) - nd + i >= 0}
         dims.discard(1)
-        if builtins.len(dims) > 1:
+        if _builtins.len(dims) > 1:
             raise ValueError(f"shapes {shapes} can't be broadcast together")
         out.append(dims.pop() if dims else 1)
     return tuple(out)
@@ -330,7 +323,7 @@ def expand_dims(x, /, axis):
     """Insert a size-1 axis at ``axis`` (an invalid axis raises IndexError,
     as the standard asks)."""
     nd = _ndim(x) + 1
-    axis = operator_index(axis)
+    axis = _operator_index(axis)
     if not -nd <= axis < nd:
         raise IndexError(f"expand_dims: axis={axis} is out of range for {nd - 1} dimension(s)")
     axis %= nd
@@ -350,7 +343,7 @@ def squeeze(x, /, axis):
 def flip(x, /, *, axis=None):
     """Reverse the order of elements along ``axis``."""
     ax = _norm_axis(axis, _ndim(x))
-    return bind(_flip_p, x, axis=ax)
+    return _bind(_flip_p, x, axis=ax)
 
 
 def roll(x, /, shift, *, axis=None):
@@ -359,7 +352,7 @@ def roll(x, /, shift, *, axis=None):
         shift = tuple(shift)
     if isinstance(axis, list):
         axis = tuple(axis)
-    return bind(_roll_p, x, shift=shift, axis=axis)
+    return _bind(_roll_p, x, shift=shift, axis=axis)
 
 
 def concat(arrays, /, *, axis=0):
@@ -369,7 +362,7 @@ def concat(arrays, /, *, axis=0):
         raise ValueError("concat: need at least one array")
     if axis is not None:
         axis = _norm_axis(axis, _ndim(arrays[0]))[0]
-    return bind(_concat_p, *arrays, axis=axis)
+    return _bind(_concat_p, *arrays, axis=axis)
 
 
 def stack(arrays, /, *, axis=0):
@@ -384,27 +377,27 @@ def astype(x, dtype, /, *, copy=True, device=None):
     """Cast to ``dtype``. A cast to an integer dtype has no derivative."""
     if device is not None:
         x = to_device(x, device)
-    return bind(_astype_p, x, dtype=dtype, copy=copy)
+    return _bind(_astype_p, x, dtype=dtype, copy=copy)
 
 
 def to_device(x, device, /, *, stream=None):
-    if isinstance(x, Tracer):
-        cur = array_api_compat.device(concrete(x))
+    if isinstance(x, _Tracer):
+        cur = _compat.device(_concrete(x))
         if device == cur:
             return x
         raise NotImplementedError("to_device on a traced value across devices is not supported yet")
-    return array_api_compat.to_device(x, device, stream=stream)
+    return _compat.to_device(x, device, stream=stream)
 
 
 _tril_p, _triu_p = _P["tril"], _P["triu"]
 
 
 def tril(x, /, *, k=0):
-    return bind(_tril_p, x, k=k)
+    return _bind(_tril_p, x, k=k)
 
 
 def triu(x, /, *, k=0):
-    return bind(_triu_p, x, k=k)
+    return _bind(_triu_p, x, k=k)
 
 
 # --------------------------------------------------------------------------
@@ -419,10 +412,10 @@ def _norm_index(idx):
     parts = idx if isinstance(idx, tuple) else (idx,)
     out = []
     for p in parts:
-        if isinstance(p, Tracer):
-            p = concrete(p)
+        if isinstance(p, _Tracer):
+            p = _concrete(p)
         elif isinstance(p, list):
-            p = default_namespace().asarray(p)
+            p = _default_namespace().asarray(p)
         out.append(p)
     return tuple(out) if isinstance(idx, tuple) else out[0]
 
@@ -432,7 +425,7 @@ def _getitem(x, idx):
         static = _norm_index(idx)
     except TypeError:             # no concrete value: a per-example index under vmap
         return _gather_traced(x, idx)
-    return bind(_getitem_p, x, idx=static)
+    return _bind(_getitem_p, x, idx=static)
 
 
 def _gather_traced(x, idx):
@@ -441,12 +434,12 @@ def _gather_traced(x, idx):
     contraction over the indexed axis (O(n) per element), made of primitives
     that batch and differentiate."""
     parts = idx if isinstance(idx, tuple) else (idx,)
-    pos = [j for j, p in enumerate(parts) if isinstance(p, Tracer)]
-    if builtins.any(isdtype(p.dtype, "bool") for p in parts if isinstance(p, Tracer)):
+    pos = [j for j, p in enumerate(parts) if isinstance(p, _Tracer)]
+    if _builtins.any(isdtype(p.dtype, "bool") for p in parts if isinstance(p, _Tracer)):
         raise TypeError("x[mask] with a boolean mask that differs per example (under vmap) "
                         "has no fixed shape; use xgrad.numpy.where(mask, x, 0.0) (and a "
                         "reduction) instead")
-    if len(pos) != 1 or builtins.any(not (isinstance(p, slice) and p == slice(None))
+    if len(pos) != 1 or _builtins.any(not (isinstance(p, slice) and p == slice(None))
                                      for j, p in enumerate(parts) if j != pos[0]):
         raise TypeError("an index without a concrete value (it differs per example under "
                         "vmap) is supported only as x[:, ..., i] with one integer index array "
@@ -454,22 +447,22 @@ def _gather_traced(x, idx):
     k, i = pos[0], parts[pos[0]]
     n, nd = x.shape[k], _ndim(x)
     i = where(i < 0, i + n, i)
-    hot = astype(expand_dims(i, axis=-1) == backend_of(x).arange(n), x.dtype)
+    hot = astype(expand_dims(i, axis=-1) == _backend_of(x).arange(n), x.dtype)
     xk = permute_dims(x, tuple(j for j in range(nd) if j != k) + (k,))
-    m = math.prod(i.shape)
+    m = _math.prod(i.shape)
     out = matmul(xk, permute_dims(reshape(hot, (m, n)), (1, 0)))
     out = reshape(out, tuple(xk.shape[:-1]) + tuple(i.shape))
-    r = builtins.len(i.shape)
+    r = _builtins.len(i.shape)
     return permute_dims(out, tuple(range(k)) + tuple(range(nd - 1, nd - 1 + r))
                         + tuple(range(k, nd - 1)))
 
 
 def _index_add(x, v, idx):
-    return bind(_index_add_p, x, v, idx=idx)
+    return _bind(_index_add_p, x, v, idx=idx)
 
 
 def _index_set(x, v, idx):
-    return bind(_index_set_p, x, v, idx=idx)
+    return _bind(_index_set_p, x, v, idx=idx)
 
 
 def take(x, indices, /, *, axis=None):
@@ -486,7 +479,7 @@ def take_along_axis(x, indices, /, *, axis=-1):
     nd = _ndim(x)
     axis = _norm_axis(axis, nd)[0]
     indices = _norm_index(indices)
-    xp = backend_of(x)
+    xp = _backend_of(x)
     idx = []
     for i in range(nd):
         if i == axis:
@@ -504,7 +497,7 @@ def _unbroadcast(g, shape):
     gshape = tuple(g.shape)
     if gshape == shape:
         return g
-    lead = builtins.len(gshape) - builtins.len(shape)
+    lead = _builtins.len(gshape) - _builtins.len(shape)
     inner = tuple(lead + i for i, n in enumerate(shape) if n == 1 and gshape[lead + i] != 1)
     if not inner:                     # only leading axes: their sum has the shape
         return sum(g, axis=tuple(range(lead))) if lead else reshape(g, shape)
@@ -522,7 +515,7 @@ def matmul(x1, x2, /):
     """Matrix product with broadcasting over leading axes (``@``)."""
     if _ndim(x1) == 0 or _ndim(x2) == 0:
         raise ValueError("matmul: scalar operands are not allowed; use multiply")
-    return bind(_matmul_p, x1, x2)
+    return _bind(_matmul_p, x1, x2)
 
 
 def tensordot(x1, x2, /, *, axes=2):
@@ -535,20 +528,20 @@ def tensordot(x1, x2, /, *, axes=2):
         a1, a2 = (tuple(a) if isinstance(a, (tuple, list)) else (a,) for a in axes)
         a1 = tuple(a % n1 for a in a1)
         a2 = tuple(a % n2 for a in a2)
-    if builtins.len(a1) != builtins.len(a2):
-        raise ValueError(f"tensordot: axes={axes!r} names {builtins.len(a1)} axes of x1 but "
-                         f"{builtins.len(a2)} of x2; they are contracted in pairs")
+    if _builtins.len(a1) != _builtins.len(a2):
+        raise ValueError(f"tensordot: axes={axes!r} names {_builtins.len(a1)} axes of x1 but "
+                         f"{_builtins.len(a2)} of x2; they are contracted in pairs")
     for i, j in zip(a1, a2):
         if x1.shape[i] != x2.shape[j]:
             raise ValueError(f"tensordot: axis {i} of x1 has size {x1.shape[i]} but axis {j} of "
                              f"x2 has size {x2.shape[j]}; contracted axes must have equal sizes")
     free1 = [i for i in range(n1) if i not in a1]
     free2 = [i for i in range(n2) if i not in a2]
-    k = math.prod(x1.shape[i] for i in a1)
+    k = _math.prod(x1.shape[i] for i in a1)
     s1 = tuple(x1.shape[i] for i in free1)
     s2 = tuple(x2.shape[i] for i in free2)
-    m1 = reshape(permute_dims(x1, tuple(free1) + a1), (math.prod(s1), k))
-    m2 = reshape(permute_dims(x2, a2 + tuple(free2)), (k, math.prod(s2)))
+    m1 = reshape(permute_dims(x1, tuple(free1) + a1), (_math.prod(s1), k))
+    m2 = reshape(permute_dims(x2, a2 + tuple(free2)), (k, _math.prod(s2)))
     return reshape(matmul(m1, m2), s1 + s2)
 
 
@@ -557,7 +550,7 @@ def vecdot(x1, x2, /, *, axis=-1):
     the other axes; the contracted axes must have equal sizes (no
     broadcasting there), and the result keeps the promoted input dtype."""
     n1, n2 = _ndim(x1), _ndim(x2)
-    n = builtins.min(n1, n2)
+    n = _builtins.min(n1, n2)
     if axis >= 0 and n1 == n2:    # NB: beyond the standard (negative axes only)
         axis -= n
     if not -n <= axis < 0:
@@ -580,7 +573,7 @@ def dot(a, b, /):
         return multiply(a, b)
     if na <= 2 and nb <= 2:
         return matmul(a, b)
-    return tensordot(a, b, axes=((na - 1,), (builtins.max(nb - 2, 0),)))
+    return tensordot(a, b, axes=((na - 1,), (_builtins.max(nb - 2, 0),)))
 
 
 def inner(a, b, /):
@@ -596,9 +589,9 @@ def _creation_xp(dtype=None, device=None, default=None):
             continue
         mod = type(obj).__module__.split(".")[0]
         if mod not in ("numpy", "builtins"):
-            ns = sys.modules.get(mod)
+            ns = _sys.modules.get(mod)
             if ns is not None and hasattr(ns, "asarray"):
-                return array_api_compat.array_namespace(ns.asarray(0)) if mod == "cupy" else ns
+                return _compat.array_namespace(ns.asarray(0)) if mod == "cupy" else ns
     return default if default is not None else _np
 
 
@@ -615,57 +608,57 @@ def _make_creation(default=None):
 
     def zeros(shape, *, dtype=None, device=None):
         xp = _xp(dtype, device)
-        return xp.zeros(shape, dtype=dtype_in(xp, dtype), **_dev(xp, device))
+        return xp.zeros(shape, dtype=_dtype_in(xp, dtype), **_dev(xp, device))
 
     def ones(shape, *, dtype=None, device=None):
         xp = _xp(dtype, device)
-        return xp.ones(shape, dtype=dtype_in(xp, dtype), **_dev(xp, device))
+        return xp.ones(shape, dtype=_dtype_in(xp, dtype), **_dev(xp, device))
 
     def empty(shape, *, dtype=None, device=None):
         xp = _xp(dtype, device)
-        return xp.empty(shape, dtype=dtype_in(xp, dtype), **_dev(xp, device))
+        return xp.empty(shape, dtype=_dtype_in(xp, dtype), **_dev(xp, device))
 
     def full(shape, fill_value, *, dtype=None, device=None):
         xp = _xp(dtype, device)
-        if isinstance(fill_value, Tracer):
+        if isinstance(fill_value, _Tracer):
             return broadcast_to(asarray(fill_value, dtype=dtype), tuple(shape) if not isinstance(shape, int) else (shape,))
-        return xp.full(shape, fill_value, dtype=dtype_in(xp, dtype), **_dev(xp, device))
+        return xp.full(shape, fill_value, dtype=_dtype_in(xp, dtype), **_dev(xp, device))
 
     def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
         xp = _xp(dtype, device)
-        return xp.eye(n_rows, n_cols, k=k, dtype=dtype_in(xp, dtype), **_dev(xp, device))
+        return xp.eye(n_rows, n_cols, k=k, dtype=_dtype_in(xp, dtype), **_dev(xp, device))
 
     def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
         xp = _xp(dtype, device)
-        return xp.arange(start, stop, step, dtype=dtype_in(xp, dtype), **_dev(xp, device))
+        return xp.arange(start, stop, step, dtype=_dtype_in(xp, dtype), **_dev(xp, device))
 
     def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
         xp = _xp(dtype, device)
-        return xp.linspace(start, stop, num, dtype=dtype_in(xp, dtype), endpoint=endpoint,
+        return xp.linspace(start, stop, num, dtype=_dtype_in(xp, dtype), endpoint=endpoint,
                            **_dev(xp, device))
 
     def asarray(obj, /, *, dtype=None, device=None, copy=None):
-        if isinstance(obj, Tracer):
+        if isinstance(obj, _Tracer):
             return obj if dtype is None else astype(obj, dtype)
         if isinstance(obj, (list, tuple)) and _has_tracer(obj):
             out = stack([asarray(o) for o in obj])
             return out if dtype is None else astype(out, dtype)
         if device is None and dtype is None and hasattr(obj, "__array_namespace__") or \
-                array_api_compat.is_array_api_obj(obj) and type(obj) not in SCALAR_TYPES:
-            xp = namespace(obj)
+                _compat.is_array_api_obj(obj) and type(obj) not in _SCALAR_TYPES:
+            xp = _namespace(obj)
         else:
             xp = _xp(dtype, device)
-        return xp.asarray(obj, dtype=dtype_in(xp, dtype), copy=copy, **_dev(xp, device))
+        return xp.asarray(obj, dtype=_dtype_in(xp, dtype), copy=copy, **_dev(xp, device))
 
     return dict(zeros=zeros, ones=ones, empty=empty, full=full, eye=eye, arange=arange,
                 linspace=linspace, asarray=asarray)
 
 
 def _has_tracer(obj):
-    if isinstance(obj, Tracer):
+    if isinstance(obj, _Tracer):
         return True
     if isinstance(obj, (list, tuple)):
-        return builtins.any(_has_tracer(o) for o in obj)
+        return _builtins.any(_has_tracer(o) for o in obj)
     return False
 
 
@@ -673,8 +666,8 @@ globals().update(_make_creation())
 
 
 def _like_xp(x, dtype):
-    xp = backend_of(x)
-    return xp, dtype_in(xp, dtype if dtype is not None else x.dtype)
+    xp = _backend_of(x)
+    return xp, _dtype_in(xp, dtype if dtype is not None else x.dtype)
 
 
 def _traced_const(x, plain):
@@ -682,7 +675,7 @@ def _traced_const(x, plain):
     a constant of ``x``'s transform when ``x`` is traced, so that writes
     into it (``w[i] = v``) are recorded: ``w = zeros_like(x); w[i] = ...``
     differentiates. Under vmap the constant is batched like ``x``."""
-    if isinstance(x, Tracer):
+    if isinstance(x, _Tracer):
         return x._trace.const_like(x, plain)
     return plain(x)
 
@@ -749,14 +742,14 @@ def empty_like(x, /, *, dtype=None, device=None):
 def full_like(x, /, fill_value, *, dtype=None, device=None):
     """``fill_value`` everywhere, like ``x`` (traced for a traced ``x``, as
     ``zeros_like``; a traced ``fill_value`` is differentiated)."""
-    if isinstance(fill_value, Tracer):
+    if isinstance(fill_value, _Tracer):
         return add(_zeros_like_t(x, dtype=dtype, device=device), fill_value)   # noqa: F821
     return _full_like_t(x, fill_value, dtype=dtype, device=device)
 
 
 def meshgrid(*arrays, indexing="xy"):
     """Coordinate grids (differentiable in the input vectors)."""
-    n = builtins.len(arrays)
+    n = _builtins.len(arrays)
     shape = [a.shape[0] for a in arrays]
     if indexing == "xy" and n >= 2:
         shape[0], shape[1] = shape[1], shape[0]
@@ -776,16 +769,16 @@ def from_dlpack(x, /, *, device=None, copy=None):
 
 
 def _device_of(x):
-    while isinstance(x, Tracer):
+    while isinstance(x, _Tracer):
         x = x.primal
-    return array_api_compat.device(x)
+    return _compat.device(x)
 
 
 # --------------------------------------------------------------------------
 # data type functions (no derivatives; they look at dtypes only)
 
 def _is_array(x):
-    return isinstance(x, Tracer) or (hasattr(x, "shape") and hasattr(x, "dtype")
+    return isinstance(x, _Tracer) or (hasattr(x, "shape") and hasattr(x, "dtype")
                                      and not isinstance(x, type) and hasattr(x, "ndim")
                                      and type(x).__name__ not in ("dtype", "DType"))
 
@@ -793,9 +786,9 @@ def _is_array(x):
 def _dt_xp(*xs):
     for x in xs:
         if _is_array(x):
-            return backend_of(x)
+            return _backend_of(x)
     for x in xs:
-        if x is not None and not isinstance(x, (str, type)) and type(x) not in SCALAR_TYPES:
+        if x is not None and not isinstance(x, (str, type)) and type(x) not in _SCALAR_TYPES:
             return _creation_xp(dtype=x)
     return _np
 
@@ -803,7 +796,7 @@ def _dt_xp(*xs):
 def can_cast(from_, to, /):
     xp = _dt_xp(from_, to)
     f = from_.dtype if _is_array(from_) else from_
-    return xp.can_cast(dtype_in(xp, f), dtype_in(xp, to))
+    return xp.can_cast(_dtype_in(xp, f), _dtype_in(xp, to))
 
 
 class _finfo:
@@ -827,31 +820,31 @@ class _finfo:
 
 def finfo(type, /):  # noqa: A002
     xp = _dt_xp(type)
-    return _finfo(xp.finfo(dtype_in(xp, type.dtype if _is_array(type) else type)))
+    return _finfo(xp.finfo(_dtype_in(xp, type.dtype if _is_array(type) else type)))
 
 
 def iinfo(type, /):  # noqa: A002
     xp = _dt_xp(type)
-    return xp.iinfo(dtype_in(xp, type.dtype if _is_array(type) else type))
+    return xp.iinfo(_dtype_in(xp, type.dtype if _is_array(type) else type))
 
 
 def isdtype(dtype, kind):
     xp = _dt_xp(dtype)
-    return xp.isdtype(dtype_in(xp, dtype), kind)
+    return xp.isdtype(_dtype_in(xp, dtype), kind)
 
 
 def result_type(*arrays_and_dtypes):
     xp = _dt_xp(*arrays_and_dtypes)
     args = []
     for a in arrays_and_dtypes:
-        if isinstance(a, Tracer):
+        if isinstance(a, _Tracer):
             args.append(a.dtype)
         elif _is_array(a):
             args.append(a)
-        elif type(a) in SCALAR_TYPES:
+        elif type(a) in _SCALAR_TYPES:
             args.append(a)
         else:
-            args.append(dtype_in(xp, a))
+            args.append(_dtype_in(xp, a))
     return xp.result_type(*args)
 
 
@@ -887,7 +880,7 @@ def shape(a):
 
 
 def size(a):
-    return math.prod(a.shape)
+    return _math.prod(a.shape)
 
 
 # --------------------------------------------------------------------------
@@ -923,7 +916,7 @@ def namespace_for(backend):
         return _namespaces[backend]
     except KeyError:
         pass
-    mod = types.ModuleType(f"xgrad.numpy[{backend.__name__}]")
+    mod = _types.ModuleType(f"xgrad.numpy[{backend.__name__}]")
     mod.__dict__.update({k: v for k, v in _this.__dict__.items() if not k.startswith("__")})
     mod.__array_api_version__ = __array_api_version__
     for name in _DTYPE_NAMES:
@@ -943,14 +936,14 @@ def namespace_for(backend):
     return mod
 
 
-_this = sys.modules[__name__]
+_this = _sys.modules[__name__]
 
 
 def _as_constant(f):
     def g(*args, **kwargs):
         out = f(*args, **kwargs)
         trace = _core.current_trace()
-        return out if trace is None or isinstance(out, Tracer) else trace.const(out)
+        return out if trace is None or isinstance(out, _Tracer) else trace.const(out)
     g.__name__ = g.__qualname__ = f.__name__
     g.__doc__ = f.__doc__
     return g
@@ -960,23 +953,19 @@ def _as_constant(f):
 # traced values behave like arrays: attributes and operators
 
 def _t_namespace(self, /, *, api_version=None):
-    return namespace_for(backend_of(self))
+    return namespace_for(_backend_of(self))
 
 
 def _setitem(self, idx, value):
     """Functional update: ``x[idx] = v`` rebinds the traced value ``x`` to a
     new value; no buffer is written. NB: a traced slice ``y = x[1:]`` is a
     copy, not a view, so writing into ``y`` does not change ``x``."""
-    if getattr(self._trace, "capture", None) is not None:
-        raise TypeError(
-            "checkpoint: the checkpointed function updates a traced value it closes "
-            "over (x[idx] = v); its recomputation would not see the same value. Pass "
-            "the value as an argument, or update a copy (y = x * 1.0; y[idx] = v)")
+    self._trace.before_update()
     try:
         static = _norm_index(idx)
     except TypeError:
         # a per-example boolean mask under vmap: y[mask] = scalar is a select
-        if not (isinstance(idx, Tracer) and isdtype(idx.dtype, "bool")
+        if not (isinstance(idx, _Tracer) and isdtype(idx.dtype, "bool")
                 and _ndim(value) == 0):
             raise
         static = None
@@ -986,7 +975,7 @@ def _setitem(self, idx, value):
         new = where(idx, value, self)
         if new.dtype != self.dtype:
             new = astype(new, self.dtype)
-    if isinstance(new, Tracer):
+    if isinstance(new, _Tracer):
         self.__class__ = type(new)
         self._trace, self.primal, self._data = new._trace, new.primal, new._data
     else:  # the update carries no derivative at this level: a constant of it
@@ -1010,11 +999,11 @@ def _swap(f):
     return lambda self, other: f(other, self)
 
 
-_T = Tracer
+_T = _Tracer
 _T.shape = property(lambda self: tuple(self.primal.shape))
 _T.dtype = property(lambda self: self.primal.dtype)
-_T.ndim = property(lambda self: builtins.len(self.shape))
-_T.size = property(lambda self: math.prod(self.shape))
+_T.ndim = property(lambda self: _builtins.len(self.shape))
+_T.size = property(lambda self: _math.prod(self.shape))
 _T.device = property(_device_of)
 _T.T = property(lambda self: transpose(self))
 _T.mT = property(matrix_transpose)
@@ -1043,7 +1032,7 @@ _T.sum = lambda self, axis=None, keepdims=False: sum(self, axis=axis, keepdims=k
 _T.mean = lambda self, axis=None, keepdims=False: mean(self, axis=axis, keepdims=keepdims)
 _T.max = lambda self, axis=None, keepdims=False: max(self, axis=axis, keepdims=keepdims)
 _T.min = lambda self, axis=None, keepdims=False: min(self, axis=axis, keepdims=keepdims)
-_T.reshape = lambda self, *shape: reshape(self, shape[0] if builtins.len(shape) == 1 and not isinstance(shape[0], int) else shape)
+_T.reshape = lambda self, *shape: reshape(self, shape[0] if _builtins.len(shape) == 1 and not isinstance(shape[0], int) else shape)
 _T.astype = lambda self, dtype: astype(self, dtype)
 _T.transpose = lambda self, *axes: transpose(self, axes if axes else None)
 _T.dot = lambda self, other: dot(self, other)
@@ -1054,3 +1043,8 @@ del _name, _f
 # ----- extensions (submodules) -----
 from . import linalg, fft, special  # noqa: E402,F401
 from ._extra import *  # noqa: E402,F401,F403  (sorting, searching, sets, manipulation)
+
+# The namespace is every name above without a leading underscore: functions
+# generated from the table, composites, dtypes, constants and the submodules.
+# What this module imports for its own use is bound to underscored names.
+__all__ = sorted(n for n in globals() if not n.startswith("_"))

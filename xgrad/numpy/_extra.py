@@ -29,8 +29,8 @@ from typing import NamedTuple
 from ..core import Tracer, bind, concrete
 from ..backends import backend_of, dtype_in
 from ..rules.extra import argsort_p, permute_along_p, searchsorted_p
-from . import (_norm_axis, any as _any, astype as _astype, concat as _concat,
-               equal as _equal, expand_dims as _expand_dims, int64 as _int64,
+from . import (_device_of as _device, _norm_axis, any as _any, astype as _astype,
+               concat as _concat, equal as _equal, expand_dims as _expand_dims, int64 as _int64,
                logical_not as _logical_not, multiply as _multiply,
                not_equal as _not_equal, permute_dims as _permute_dims,
                reshape as _reshape, broadcast_to as _broadcast_to,
@@ -247,11 +247,6 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
         one = xp.ones(shape, dtype=x.dtype, device=_device(x))
         x = _concat([one, x], axis=axis)
     return x
-
-
-def _device(x):
-    from . import _device_of
-    return _device_of(x)
 
 
 def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):

@@ -5,17 +5,15 @@ Complex transforms, real-to-half-spectrum and back are three primitives
 ``fftfreq``/``rfftfreq`` make constants. Complex tangents and cotangents
 follow JAX's conventions.
 """
-from __future__ import annotations
-
-from ..core import RULES, bind
-from ..backends import backend_of, is_complex, dtype_in
+from ..core import RULES as _RULES, bind as _bind
+from ..backends import backend_of as _backend_of, is_complex as _is_complex, dtype_in as _dtype_in
 from ..rules import fft as _rules  # noqa: F401  (registers the rows)
-from . import (astype, conj, roll, _norm_axis, _ndim, _creation_xp)
+from . import (astype as _astype, conj as _conj, roll as _roll, _norm_axis, _ndim, _creation_xp)
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft",
            "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
-_c2c_p, _r2c_p, _c2r_p = RULES["fft_c2c"], RULES["fft_r2c"], RULES["fft_c2r"]
+_c2c_p, _r2c_p, _c2r_p = _RULES["fft_c2c"], _RULES["fft_r2c"], _RULES["fft_c2r"]
 _NORMS = ("backward", "ortho", "forward")
 
 
@@ -26,11 +24,11 @@ def _check_norm(norm):
 
 
 def _complex(x):
-    if is_complex(x.dtype):
+    if _is_complex(x.dtype):
         return x
     name = str(getattr(x.dtype, "name", x.dtype)).rsplit(".", 1)[-1]
-    xp = backend_of(x)
-    return astype(x, xp.complex64 if name == "float32" else xp.complex128)
+    xp = _backend_of(x)
+    return _astype(x, xp.complex64 if name == "float32" else xp.complex128)
 
 
 def _axes_s(x, s, axes, fname):
@@ -52,15 +50,15 @@ def _axes_s(x, s, axes, fname):
 
 
 def _c2c(x, *, inverse, axes, s, norm):
-    return bind(_c2c_p, x, inverse=inverse, axes=axes, s=s, norm=norm)
+    return _bind(_c2c_p, x, inverse=inverse, axes=axes, s=s, norm=norm)
 
 
 def _r2c(x, *, axes, s, norm):
-    return bind(_r2c_p, x, axes=axes, s=s, norm=norm)
+    return _bind(_r2c_p, x, axes=axes, s=s, norm=norm)
 
 
 def _c2r(x, *, axes, s, norm):
-    return bind(_c2r_p, x, axes=axes, s=s, norm=norm)
+    return _bind(_c2r_p, x, axes=axes, s=s, norm=norm)
 
 
 def fftn(x, /, *, s=None, axes=None, norm="backward"):
@@ -87,7 +85,7 @@ def ifft(x, /, *, n=None, axis=-1, norm="backward"):
 
 def rfftn(x, /, *, s=None, axes=None, norm="backward"):
     """n-dimensional FFT of a real array (half spectrum on the last axis)."""
-    if is_complex(x.dtype):
+    if _is_complex(x.dtype):
         raise TypeError("rfftn needs a real-valued input; use fftn for complex input")
     axes, s = _axes_s(x, s, axes, "rfftn")
     return _r2c(x, axes=axes, s=s, norm=_check_norm(norm))
@@ -125,13 +123,13 @@ _SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 def hfft(x, /, *, n=None, axis=-1, norm="backward"):
     """FFT of a Hermitian-symmetric signal given by its first half: a real
     array (as numpy: ``irfft(conj(x))`` with the opposite normalisation)."""
-    return irfft(conj(_complex(x)), n=n, axis=axis, norm=_SWAP[_check_norm(norm)])
+    return irfft(_conj(_complex(x)), n=n, axis=axis, norm=_SWAP[_check_norm(norm)])
 
 
 def ihfft(x, /, *, n=None, axis=-1, norm="backward"):
     """Inverse of ``hfft`` for a real input (``conj(rfft(x))`` with the
     opposite normalisation)."""
-    return conj(rfft(x, n=n, axis=axis, norm=_SWAP[_check_norm(norm)]))
+    return _conj(rfft(x, n=n, axis=axis, norm=_SWAP[_check_norm(norm)]))
 
 
 def _shift(x, axes, sign):
@@ -140,7 +138,7 @@ def _shift(x, axes, sign):
         tuple(axes) if isinstance(axes, list) else axes, nd)
     # fftshift rolls by n // 2, ifftshift by -(n // 2)
     shift = tuple(x.shape[a] // 2 if sign > 0 else -(x.shape[a] // 2) for a in axes)
-    return roll(x, shift, axis=axes)
+    return _roll(x, shift, axis=axes)
 
 
 def fftshift(x, /, *, axes=None):
@@ -157,11 +155,11 @@ def fftfreq(n, /, *, d=1.0, dtype=None, device=None):
     """Sample frequencies of ``fft`` (a constant)."""
     xp = _creation_xp(dtype, device)
     kw = {} if device is None else {"device": device}
-    return xp.fft.fftfreq(n, d=d, dtype=dtype_in(xp, dtype), **kw)
+    return xp.fft.fftfreq(n, d=d, dtype=_dtype_in(xp, dtype), **kw)
 
 
 def rfftfreq(n, /, *, d=1.0, dtype=None, device=None):
     """Sample frequencies of ``rfft`` (a constant)."""
     xp = _creation_xp(dtype, device)
     kw = {} if device is None else {"device": device}
-    return xp.fft.rfftfreq(n, d=d, dtype=dtype_in(xp, dtype), **kw)
+    return xp.fft.rfftfreq(n, d=d, dtype=_dtype_in(xp, dtype), **kw)

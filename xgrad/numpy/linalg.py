@@ -23,16 +23,14 @@ Conventions where the derivative is a choice (NB: some differ from JAX):
 - Derivatives are for real inputs, except solve, inv and det (holomorphic: complex
   inputs differentiate as in JAX); other complex inputs get values only.
 """
-from __future__ import annotations
-
-import math
-import operator
-from typing import NamedTuple
+import math as _math
+import operator as _operator
+from typing import NamedTuple as _NamedTuple
 
 from . import (matmul, matrix_transpose, tensordot, vecdot)  # noqa: F401
 from .. import numpy as _xnp
-from ..core import bind
-from ..backends import backend_of, is_complex
+from ..core import RULES as _RULES, Tracer as _Tracer, bind as _bind
+from ..backends import backend_of as _backend_of, is_complex as _is_complex
 from ..rules import linalg_ext as _r
 
 __all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul",
@@ -40,23 +38,25 @@ __all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "m
            "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace",
            "vecdot", "vector_norm", "EighResult", "QRResult", "SlogdetResult", "SVDResult"]
 
+_stop_p = _RULES["stop_gradient"]
 
-class EighResult(NamedTuple):
+
+class EighResult(_NamedTuple):
     eigenvalues: object
     eigenvectors: object
 
 
-class QRResult(NamedTuple):
+class QRResult(_NamedTuple):
     Q: object
     R: object
 
 
-class SlogdetResult(NamedTuple):
+class SlogdetResult(_NamedTuple):
     sign: object
     logabsdet: object
 
 
-class SVDResult(NamedTuple):
+class SVDResult(_NamedTuple):
     U: object
     S: object
     Vh: object
@@ -76,13 +76,13 @@ def _matrix(name, x, square=False):
 
 
 def _eps(x):
-    return float(backend_of(x).finfo(x.dtype).eps)
+    return float(_backend_of(x).finfo(x.dtype).eps)
 
 
 def _sym(x):
     """The symmetric (Hermitian) part, read by cholesky/eigh/eigvalsh."""
     xt = _xnp.matrix_transpose(x)
-    if is_complex(x.dtype):
+    if _is_complex(x.dtype):
         xt = _xnp.conj(xt)
     return _xnp.multiply(_xnp.add(x, xt), 0.5)
 
@@ -121,9 +121,9 @@ def matrix_power(x, n, /):
     """``x`` raised to the integer power ``n`` (repeated squaring; ``n < 0``
     inverts first; ``n == 0`` gives identities, a constant)."""
     _matrix("matrix_power", x, square=True)
-    n = operator.index(n)
+    n = _operator.index(n)
     if n == 0:
-        xp = backend_of(x)
+        xp = _backend_of(x)
         eye = xp.eye(x.shape[-1], dtype=x.dtype, device=_xnp._device_of(x))
         return xp.broadcast_to(eye, tuple(x.shape))
     if n < 0:
@@ -145,7 +145,7 @@ def diagonal(x, /, *, offset=0):
     """The ``offset``-th diagonal of each matrix (a strided slice)."""
     _matrix("diagonal", x)
     m, n = x.shape[-2:]
-    offset = operator.index(offset)
+    offset = _operator.index(offset)
     if offset >= 0:
         start, length = offset, max(0, min(m, n - offset))
     else:
@@ -179,24 +179,24 @@ def solve(x1, x2, /):
         dt = _xnp.result_type(x1, x2)
         x1, x2 = _xnp.astype(x1, dt), _xnp.astype(x2, dt)
     if _ndim(x2) == 1:
-        return bind(_r.solve_p, x1, _xnp.expand_dims(x2, axis=-1))[..., 0]
+        return _bind(_r.solve_p, x1, _xnp.expand_dims(x2, axis=-1))[..., 0]
     if _ndim(x2) == 0 or x2.shape[-2] != x1.shape[-1]:
         raise ValueError(f"linalg.solve: shapes {tuple(x1.shape)} and {tuple(x2.shape)} "
                          f"don't match (x2 must be (M,) or (..., M, K))")
-    return bind(_r.solve_p, x1, x2)
+    return _bind(_r.solve_p, x1, x2)
 
 
 def inv(x, /):
     """Inverse of each square matrix."""
     _matrix("inv", x, square=True)
-    return bind(_r.inv_p, x)
+    return _bind(_r.inv_p, x)
 
 
 def det(x, /):
     """Determinant; its gradient is the (transposed) adjugate, finite at
     singular matrices too."""
     _matrix("det", x, square=True)
-    return bind(_r.det_p, x)
+    return _bind(_r.det_p, x)
 
 
 def slogdet(x, /):
@@ -213,15 +213,14 @@ def pinv(x, /, *, rtol=None):
     _matrix("pinv", x)
     if rtol is None:
         rtol = max(x.shape[-2:]) * _eps(x)
-    return bind(_r.pinv_p, x, rtol)       # rtol: no derivative (may be batched)
+    return _bind(_r.pinv_p, x, rtol)       # rtol: no derivative (may be batched)
 
 
 def matrix_rank(x, /, *, rtol=None):
     """Number of singular values above ``rtol`` times the largest (default
     ``max(M, N) * eps``); an integer, with no derivative."""
     _matrix("matrix_rank", x)
-    from ..transforms.stop_gradient import stop_gradient
-    s = svdvals(stop_gradient(x))
+    s = svdvals(_bind(_stop_p, x) if isinstance(x, _Tracer) else x)
     if rtol is None:
         rtol = max(x.shape[-2:]) * _eps(x)
     if s.shape[-1] == 0:
@@ -230,7 +229,7 @@ def matrix_rank(x, /, *, rtol=None):
         tol = _xnp.multiply(s[..., :1], rtol if not hasattr(rtol, "shape")
                             else _xnp.expand_dims(rtol, axis=-1))
     big = _xnp.greater(s, tol)
-    xp = backend_of(x)
+    xp = _backend_of(x)
     return _xnp.sum(_xnp.astype(big, xp.int64), axis=-1)
 
 
@@ -241,11 +240,11 @@ def cholesky(x, /, *, upper=False):
     """Cholesky factor of each symmetric positive definite matrix (lower, or
     upper with ``upper=True``). NB: reads ``(x + x.mT) / 2``, as JAX does."""
     _matrix("cholesky", x, square=True)
-    L = bind(_r.cholesky_p, _sym(x))
+    L = _bind(_r.cholesky_p, _sym(x))
     if not upper:
         return L
     U = _xnp.matrix_transpose(L)
-    return _xnp.conj(U) if is_complex(U.dtype) else U
+    return _xnp.conj(U) if _is_complex(U.dtype) else U
 
 
 def eigh(x, /):
@@ -260,7 +259,7 @@ def eigvalsh(x, /):
     """Eigenvalues (ascending) of each symmetric matrix; reads
     ``(x + x.mT) / 2``."""
     _matrix("eigvalsh", x, square=True)
-    return bind(_r.eigvalsh_p, _sym(x))
+    return _bind(_r.eigvalsh_p, _sym(x))
 
 
 def qr(x, /, *, mode="reduced"):
@@ -283,7 +282,7 @@ def svd(x, /, *, full_matrices=True):
 def svdvals(x, /):
     """Singular values of each matrix, descending."""
     _matrix("svdvals", x)
-    return bind(_r.svdvals_p, x)
+    return _bind(_r.svdvals_p, x)
 
 
 # --------------------------------------------------------------------------
@@ -295,7 +294,7 @@ def _axes(axis, nd):
     axes = axis if isinstance(axis, tuple) else (axis,)
     out = []
     for a in axes:
-        a = operator.index(a)
+        a = _operator.index(a)
         if not -nd <= a < max(nd, 1):
             raise ValueError(f"linalg.vector_norm: axis={axis!r} is out of range for "
                              f"{nd} dimension(s)")
@@ -312,13 +311,13 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
     other p: ``sum(|x|**p)**(1/p)``, with gradient 0 at 0 for p > 1)."""
     axes = _axes(axis, _ndim(x))
     if ord == 2:
-        return bind(_r.vector_norm_p, x, axis=axes, keepdims=keepdims)
+        return _bind(_r.vector_norm_p, x, axis=axes, keepdims=keepdims)
     a = _xnp.abs(x)
     if ord == 1:
         return _xnp.sum(a, axis=axes, keepdims=keepdims)
-    if ord == math.inf:
+    if ord == _math.inf:
         return _xnp.max(a, axis=axes, keepdims=keepdims)
-    if ord == -math.inf:
+    if ord == -_math.inf:
         return _xnp.min(a, axis=axes, keepdims=keepdims)
     if ord == 0:
         nz = _xnp.astype(_xnp.not_equal(x, 0), a.dtype)
@@ -340,7 +339,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002
     elif ord in (2, -2):
         s = svdvals(x)
         r = s[..., 0] if ord == 2 else s[..., -1]
-    elif ord in (1, -1, math.inf, -math.inf):
+    elif ord in (1, -1, _math.inf, -_math.inf):
         sums = _xnp.sum(_xnp.abs(x), axis=-2 if ord in (1, -1) else -1)
         r = (_xnp.max if ord > 0 else _xnp.min)(sums, axis=-1)
     else:

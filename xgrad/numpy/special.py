@@ -17,12 +17,11 @@ dtype.
 >>> float(xgrad.grad(xnp.special.gammaln)(3.0))   # digamma(3) = 1.5 - euler_gamma
 0.9227843350984671
 """
-from __future__ import annotations
+import math as _math
 
-import math
-
-from ..core import RULES, bind
-from ..backends import SCALAR_TYPES, backend_of, dtype_in, is_inexact
+from ..core import RULES as _RULES, bind as _bind
+from ..backends import (SCALAR_TYPES as _SCALAR_TYPES, backend_of as _backend_of,
+                        dtype_in as _dtype_in, is_inexact as _is_inexact)
 from ..rules import special as _rules  # noqa: F401  (registers the rows)
 from .. import numpy as _xnp
 
@@ -35,11 +34,11 @@ def _float(x):
     """``x`` with an inexact dtype: integer/bool arrays become float64 of
     their backend, Python ints become floats."""
     t = type(x)
-    if t in SCALAR_TYPES:
+    if t in _SCALAR_TYPES:
         return float(x) if t is not complex else x
-    if is_inexact(x.dtype):
+    if _is_inexact(x.dtype):
         return x
-    return _xnp.astype(x, dtype_in(backend_of(x), "float64"))
+    return _xnp.astype(x, _dtype_in(_backend_of(x), "float64"))
 
 
 def _float2(x, y):
@@ -47,9 +46,9 @@ def _float2(x, y):
     array of that array's backend, dtype and device (the weak-scalar rule),
     so the rows always see arrays."""
     x, y = _float(x), _float(y)
-    sx, sy = type(x) in SCALAR_TYPES, type(y) in SCALAR_TYPES
+    sx, sy = type(x) in _SCALAR_TYPES, type(y) in _SCALAR_TYPES
     if sx and sy:
-        xp = backend_of(x)
+        xp = _backend_of(x)
         return xp.asarray(x), xp.asarray(y)
     if sx:
         return _like(x, y), y
@@ -59,24 +58,24 @@ def _float2(x, y):
 
 
 def _like(s, a):
-    return backend_of(a).asarray(s, dtype=a.dtype, device=_xnp._device_of(a))
+    return _backend_of(a).asarray(s, dtype=a.dtype, device=_xnp._device_of(a))
 
 
 def _unary(name, doc):
-    p = RULES[name]
+    p = _RULES[name]
 
     def f(x, /):
-        return bind(p, _float(x))
+        return _bind(p, _float(x))
     f.__name__ = f.__qualname__ = name
     f.__doc__ = doc
     return f
 
 
 def _binary(name, doc):
-    p = RULES[name]
+    p = _RULES[name]
 
     def f(x, y, /):
-        return bind(p, *_float2(x, y))
+        return _bind(p, *_float2(x, y))
     f.__name__ = f.__qualname__ = name
     f.__doc__ = doc
     return f
@@ -95,13 +94,13 @@ log_ndtr = _unary("log_ndtr", "``log(ndtr(x))``, accurate for very negative x, w
 gammaln = _unary("gammaln", "``log|Gamma(x)|``; derivative ``digamma``.")
 digamma = _unary("digamma", "``d/dx log Gamma(x)``; derivative ``polygamma(1, x)``.")
 gamma = _unary("gamma", "Gamma function; derivative ``gamma(x) digamma(x)``.")
-_polygamma_p = RULES["polygamma"]
+_polygamma_p = _RULES["polygamma"]
 
 
 def polygamma(n, x, /):
     """``n``-th derivative of ``digamma``; differentiable in ``x`` only
     (``n`` is a non-negative integer or an integer array)."""
-    return bind(_polygamma_p, n, _float(x))
+    return _bind(_polygamma_p, n, _float(x))
 
 
 # ----- logistic -----
@@ -137,8 +136,8 @@ def kl_div(x, y, /):
 
 
 # ----- log-sum-exp and softmax -----
-_lse_p, _softmax_p = RULES["logsumexp"], RULES["softmax"]
-_log_softmax_p, _stop_p = RULES["log_softmax"], RULES["stop_gradient"]
+_lse_p, _softmax_p = _RULES["logsumexp"], _RULES["softmax"]
+_log_softmax_p, _stop_p = _RULES["log_softmax"], _RULES["stop_gradient"]
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
@@ -166,30 +165,30 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     """
     a = _float(a)
     if where is not None:                 # masked entries drop out of the sum
-        a = _xnp.where(where, a, -math.inf)
+        a = _xnp.where(where, a, -_math.inf)
         if b is not None:
             b = _xnp.where(where, b, 0.0)
     if b is None:
-        out = bind(_lse_p, a, axis=_xnp._norm_axis(axis, _xnp._ndim(a)), keepdims=keepdims)
+        out = _bind(_lse_p, a, axis=_xnp._norm_axis(axis, _xnp._ndim(a)), keepdims=keepdims)
         if not return_sign:
             return out
-        return out, _xnp.astype(out != -math.inf, out.dtype)
+        return out, _xnp.astype(out != -_math.inf, out.dtype)
     return _logsumexp_weighted(*_float2(a, b), axis, keepdims, return_sign)
 
 
 def _logsumexp_weighted(a, b, axis, keepdims, return_sign):
     """JAX's formula: shift by the (constant) max of the kept entries."""
     xnp = _xnp
-    a = xnp.where(b != 0, a, -math.inf)               # also broadcasts a against b
+    a = xnp.where(b != 0, a, -_math.inf)               # also broadcasts a against b
     ax = xnp._norm_axis(axis, xnp._ndim(a))
     m = xnp.max(a, axis=ax, keepdims=True)
-    m = bind(_stop_p, xnp.where(xnp.isfinite(m), m, 0.0))
+    m = _bind(_stop_p, xnp.where(xnp.isfinite(m), m, 0.0))
     s = xnp.sum(xnp.multiply(xnp.exp(xnp.subtract(a, m)), b), axis=ax, keepdims=keepdims)
     sgn = xnp.sign(s)
     out = xnp.add(xnp.log(xnp.abs(s)), m if keepdims else xnp.reshape(m, tuple(s.shape)))
     if return_sign:
         return out, sgn
-    return xnp.where(sgn < 0, math.nan, out)
+    return xnp.where(sgn < 0, _math.nan, out)
 
 
 def softmax(x, /, *, axis=None):
@@ -198,7 +197,7 @@ def softmax(x, /, *, axis=None):
     ``axis=-1``). One primitive: stable for large inputs, 0 at -inf
     entries, and its derivative is ``s * (t - sum(s * t))``."""
     x = _float(x)
-    return bind(_softmax_p, x, axis=_xnp._norm_axis(axis, _xnp._ndim(x)))
+    return _bind(_softmax_p, x, axis=_xnp._norm_axis(axis, _xnp._ndim(x)))
 
 
 def log_softmax(x, /, *, axis=None):
@@ -206,4 +205,4 @@ def log_softmax(x, /, *, axis=None):
     primitive: accurate for large inputs, -inf (with a finite derivative) at
     -inf entries."""
     x = _float(x)
-    return bind(_log_softmax_p, x, axis=_xnp._norm_axis(axis, _xnp._ndim(x)))
+    return _bind(_log_softmax_p, x, axis=_xnp._norm_axis(axis, _xnp._ndim(x)))

@@ -17,8 +17,10 @@ Rule bodies use ``xgrad.numpy`` operations, never ``xp.*``, so every rule is
 differentiable again. Between two different values, write ``xnp.multiply(a,
 b)`` rather than ``a * b``: one of them may be a plain array and the other a
 tracer, and some backends' operators (array_api_strict's) raise instead of
-deferring to the tracer. Rules never see a Zero, never unbroadcast and never
-cast dtypes: the engine does all three.
+deferring to the tracer. Rules never see a zero tangent or cotangent (the
+engine skips the rule), never unbroadcast and never cast dtypes: the engine
+does all three. A VJP may return a lazy ``Scattered`` cotangent
+(``_cotangent.py``) instead of an array.
 """
 from __future__ import annotations
 
@@ -90,11 +92,13 @@ def defprim(name, impl, jvp=None, vjp=None, *, deriv=None, linear=False,
 
 
 def _deriv_jvp(d):
+    # cycle: xgrad.numpy imports the table's modules, which import this one
     from .. import numpy as xnp
     return lambda x_dot, ans, *args: xnp.multiply(x_dot, d(ans, *args))
 
 
 def _deriv_vjp(d):
+    # cycle: xgrad.numpy imports the table's modules, which import this one
     from .. import numpy as xnp
     # the derivative is computed when the record is made, so the record keeps
     # one array (d) instead of the op's input and output

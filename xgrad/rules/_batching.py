@@ -19,7 +19,10 @@ from __future__ import annotations
 
 import math
 
+import array_api_compat
+
 from ..core import bind
+from ..backends import _dtype_name, backend_of
 from .. import numpy as xnp
 
 
@@ -137,16 +140,6 @@ def matrix_op(prim):
         if b >= v.ndim - 2:
             v, b = move_to_front(v, b), 0
         return bind(prim, v, **params), b
-    return rule
-
-
-
-def unary_front(prim):
-    """One-argument op that must see the batch axis in front (it is applied
-    to the whole batch as is)."""
-    def rule(vals, bdims, **params):
-        (v,), (b,) = vals, bdims
-        return bind(prim, move_to_front(v, b), **params), 0
     return rule
 
 
@@ -386,7 +379,6 @@ def _is_array(p):
 
 
 def _is_bool_array(p):
-    from ..backends import _dtype_name
     try:
         return _dtype_name(p.dtype) == "bool"
     except TypeError:
@@ -470,8 +462,6 @@ def _gather_index(v, parts):
     batched array with the batch axis in front: a broadcast ``arange`` picks
     the example (booleans become their ``nonzero`` integer arrays). This form
     is valid on array_api_strict, which forbids slices among index arrays."""
-    from ..backends import backend_of
-    import array_api_compat
     arrays = []
     for p in parts:
         if _is_array(p) and _is_bool_array(p):
@@ -551,7 +541,6 @@ def _masked_update(prim, x, v, bv, mask, size):
     """Update at a boolean mask over the whole example: the mask is broadcast
     over the batch (still a lone boolean index, as array_api_strict wants)
     and the update flattened to match the selected elements."""
-    from ..backends import backend_of
     xp = backend_of(mask)
     count = int(xp.sum(xp.astype(mask, xp.int64)))
     bmask = xp.broadcast_to(xp.reshape(mask, (1,) + tuple(mask.shape)), (size,) + tuple(mask.shape))
@@ -583,7 +572,6 @@ def _index_shape(shape, parts):
                 separated = True
             last = i
             if _is_array(p) and _is_bool_array(p):
-                from ..backends import backend_of
                 xp = backend_of(p)
                 adv.append((int(xp.sum(xp.astype(p, xp.int64))),))
                 d += p.ndim

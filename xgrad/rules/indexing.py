@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from . import defprim
 from . import _batching as B
+from ._cotangent import Scattered
 from .. import numpy as xnp
 from ..backends import (backend_of, index_add as _backend_index_add,
                         index_set as _backend_index_set, index_winners as _index_winners)
@@ -37,9 +38,8 @@ def _without_newaxes(idx, ndim):
 
 
 def _getitem_vjp(ans, x, *, idx):
-    # a lazy scatter (transforms/vjp.py): the engine sums the cotangents of
-    # several gathers from one array into one array
-    from ..transforms.vjp import Scattered
+    # a lazy scatter (rules/_cotangent.py): the backward pass sums the
+    # cotangents of several gathers from one array into one array
     shape, drop = x.shape, _without_newaxes(idx, x.ndim)
     if drop is None:
         return lambda g: Scattered(shape, ((idx, g),))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from . import defprim
 from ._batching import reduction
 from .. import numpy as xnp
-from ..backends import dtype_in
+from ..backends import backend_of, dtype_in
 
 
 def _kept_shape(shape, axis):
@@ -103,7 +103,6 @@ def _prod_others(x, axis):
 
 
 def _eye_bool(x, n):
-    from ..backends import backend_of
     xp = backend_of(x)
     return xp.eye(n, dtype=xp.bool)
 

@@ -30,17 +30,14 @@ from . import defprim
 from . import _batching
 from .reductions import _expand
 from .. import numpy as xnp
+# the user-level module, whose functions rule bodies differentiate through
+# (it imports this module first: it is complete by the time a rule runs)
+from ..numpy import special as _special
 from ..backends import default_namespace
 
 _SQRT_PI = math.sqrt(math.pi)
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
-
-
-def _sp():
-    """The user-level module (rule bodies differentiate through it)."""
-    from ..numpy import special
-    return special
 
 
 # --------------------------------------------------------------------------
@@ -58,6 +55,7 @@ def _special_fn(xp, name):
         pass
     mod = getattr(xp, "__name__", "")
     if "cupy" in mod:
+        # optional third-party package: imported only when cupy arrays are met
         import cupyx.scipy.special as sps
         fn = getattr(sps, name)
     elif "numpy" in mod and "strict" not in mod:
@@ -69,7 +67,7 @@ def _special_fn(xp, name):
 
 
 def _scipy_special(name):
-    try:
+    try:   # optional third-party package: imported on first use, never by import xgrad
         import scipy.special as sps
     except ImportError:
         raise ImportError(f"xgrad.numpy.special.{name} needs scipy (pip install scipy); "
@@ -148,11 +146,11 @@ _row("log_ndtr", _scipy_unary("log_ndtr"), domain=(-3.0, 3.0),
 
 # ----- gamma family -----
 _row("gammaln", _scipy_unary("gammaln"), domain=(0.5, 4.0),
-     deriv=lambda ans, x: _sp().digamma(x))
+     deriv=lambda ans, x: _special.digamma(x))
 _row("digamma", _scipy_unary("digamma"), domain=(0.5, 4.0),
-     deriv=lambda ans, x: _sp().polygamma(1, x))
+     deriv=lambda ans, x: _special.polygamma(1, x))
 _row("gamma", _scipy_unary("gamma"), domain=(0.5, 3.0),
-     deriv=lambda ans, x: xnp.multiply(ans, _sp().digamma(x)))
+     deriv=lambda ans, x: xnp.multiply(ans, _special.digamma(x)))
 
 
 def _polygamma_impl(xp, n, x):
@@ -160,7 +158,7 @@ def _polygamma_impl(xp, n, x):
 
 
 def _polygamma_dx(ans, n, x):
-    return _sp().polygamma(n + 1, x)
+    return _special.polygamma(n + 1, x)
 
 
 # n is an integer order: no derivative
@@ -179,7 +177,7 @@ def _expit_impl(xp, x):
 # NB: expit' = expit(x) expit(-x), not JAX's ans (1 - ans), which is 0 for
 # x > 37 in float64 where the derivative is still about exp(-x)
 _row("expit", _expit_impl, domain=(-3.0, 3.0),
-     deriv=lambda ans, x: xnp.multiply(ans, _sp().expit(-x)))
+     deriv=lambda ans, x: xnp.multiply(ans, _special.expit(-x)))
 _row("logit", lambda xp, x: xp.log(x / (1.0 - x)), domain=(0.1, 0.9),
      deriv=lambda ans, x: xnp.reciprocal(x * (1.0 - x)))
 
@@ -275,14 +273,14 @@ def _lse_impl(xp, x, *, axis, keepdims):
 
 
 def _lse_jvp(x_dot, ans, x, *, axis, keepdims):
-    w = _sp().softmax(x, axis=axis)
+    w = _special.softmax(x, axis=axis)
     return xnp.sum(xnp.multiply(x_dot, w), axis=axis, keepdims=keepdims)
 
 
 def _lse_vjp(ans, x, *, axis, keepdims):
     # the weights are softmax(x), recomputed from x rather than taken as
     # exp(x - ans): at x ~ 1000 the rounding of ans would cost 1e-13
-    w = _sp().softmax(x, axis=axis)
+    w = _special.softmax(x, axis=axis)
     shape = tuple(x.shape)
     return lambda g: xnp.multiply(_expand(g, shape, axis, keepdims), w)
 

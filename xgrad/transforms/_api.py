@@ -1,11 +1,12 @@
 """Helpers shared by the transforms at the API boundary: argument checks,
 turning Python scalars into arrays, lowering outputs out of a finished trace,
-and instantiating symbolic zeros."""
+and turning zeros (None) into arrays."""
 from __future__ import annotations
 
-from ..core import Tracer, Zero, all_finite, current_trace
-from ..backends import (SCALAR_TYPES, backend_of, default_namespace, dtype_in,
-                        is_inexact, is_complex, to_array)
+from ..core import Tracer, all_finite, current_trace
+from ..backends import (SCALAR_TYPES, backend_of, default_namespace, is_inexact, is_complex,
+                        to_array)
+from .. import numpy as xnp
 from .. import tree as _tree
 
 
@@ -32,7 +33,6 @@ def nan_safe_result(prim, t, c):
     A finite ``c`` is returned as it is (one reduction)."""
     if c is None or all_finite((c,)):
         return c
-    from .. import numpy as xnp
     zero = t == 0
     if prim is not None and prim.family == "elementwise":
         return xnp.where(zero, 0.0, c)
@@ -97,7 +97,7 @@ def check_diff_input(x, fname, where, holomorphic=None):
 
 def check_tangent(p, t, where, fname="jvp"):
     """A tangent must match its primal's shape and dtype (None: zero)."""
-    if t is None or type(t) is Zero:
+    if t is None:
         return None
     t = as_primal(t, fname, where)
     if tuple(t.shape) != tuple(p.shape):
@@ -146,13 +146,9 @@ def split_aux(out, name):
 
 
 def instantiate(x, like=None):
-    """Symbolic zeros become arrays; numpy scalars become 0-d arrays."""
-    if x is None or type(x) is Zero:
-        if like is not None:
-            from .. import numpy as xnp
-            return xnp._zeros_like(like)
-        xp = default_namespace()
-        return xp.zeros(x.shape, dtype=dtype_in(xp, x.dtype))
+    """A zero (None) becomes zeros like ``like``; numpy scalars become 0-d arrays."""
+    if x is None:
+        return xnp._zeros_like(like)
     if isinstance(x, Tracer):
         return x
     return to_array(x)

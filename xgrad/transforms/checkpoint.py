@@ -15,11 +15,12 @@ import functools
 
 from ..core import Tracer, bind, current_trace, new_main, rematerialising
 from ..program import Var, eval_program, stage
-from ..rules._batching import move_to_front, moveaxis
-from ..rules.markers import checkpoint_name_p
 from .. import tree as _tree
 from ._api import fresh
 from ._call import Spec, bind_call, call_primitive, inexact, positional, touches, zeros
+# (after ._call, which imports xgrad.numpy: the rule modules need the namespace first)
+from ..rules._batching import move_to_front, moveaxis
+from ..rules.markers import checkpoint_name_p
 from . import checkpoint_policies
 from .jvp import JVPTracer, jvp_flat
 from .vjp import VJPTrace, vjp_flat, backward_pass
@@ -58,7 +59,7 @@ def checkpoint(fun, *, policy=None, prevent_cse=True):
     >>> round(float(xgrad.grad(f)(0.5)), 6)
     0.778644
     """
-    policy = checkpoint_policies.resolve(policy)
+    policy = _policy_function(policy)
 
     @functools.wraps(fun)
     def wrapped(*args, **kwargs):
@@ -76,6 +77,26 @@ def checkpoint(fun, *, policy=None, prevent_cse=True):
 
 
 remat = checkpoint
+
+
+_ALIASES = {None: None, "nothing": None, "dots": checkpoint_policies.dots_saveable}
+
+
+def _policy_function(policy):
+    """The policy function for ``checkpoint(policy=...)``: None for
+    ``None``/``"nothing"``/``nothing_saveable`` (nothing to stage: the
+    backward pass re-runs the function), ``dots_saveable`` for ``"dots"``, a
+    callable as it is."""
+    if policy is checkpoint_policies.nothing_saveable:
+        return None
+    if callable(policy):
+        return policy
+    try:
+        return _ALIASES[policy]
+    except (KeyError, TypeError):
+        raise ValueError(f"checkpoint: policy={policy!r}; expected None, 'nothing', 'dots' or "
+                         f"a policy function such as xgrad.checkpoint_policies.dots_saveable"
+                         ) from None
 
 
 class _RematSpec(Spec):

@@ -14,12 +14,10 @@ way.
 >>> round(float(xgrad.grad(lambda w: xnp.sum(f(xnp.ones((2, 2)), w)))(xnp.eye(2))[0, 0]), 6)
 0.839949
 """
-from __future__ import annotations
-
 __all__ = ["nothing_saveable", "everything_saveable", "dots_saveable", "checkpoint_dots",
            "dots_with_no_batch_dims_saveable", "checkpoint_dots_with_no_batch_dims",
            "save_only_these_names", "save_anything_except_these_names",
-           "save_any_names_but_these", "save_from_both_policies", "resolve"]
+           "save_any_names_but_these", "save_from_both_policies"]
 
 
 def nothing_saveable(prim, *args, **params):
@@ -81,23 +79,3 @@ def save_from_both_policies(policy_1, policy_2):
     def policy(prim, *args, **params):
         return policy_1(prim, *args, **params) or policy_2(prim, *args, **params)
     return policy
-
-
-_ALIASES = {None: None, "nothing": None, "dots": dots_saveable}
-
-
-def resolve(policy):
-    """The policy function for ``checkpoint(policy=...)``: None for
-    ``None``/``"nothing"``/``nothing_saveable`` (nothing to stage: the
-    backward pass re-runs the function), ``dots_saveable`` for ``"dots"``, a
-    callable as it is."""
-    if policy is nothing_saveable:
-        return None
-    if callable(policy):
-        return policy
-    try:
-        return _ALIASES[policy]
-    except (KeyError, TypeError):
-        raise ValueError(f"checkpoint: policy={policy!r}; expected None, 'nothing', 'dots' or "
-                         f"a policy function such as xgrad.checkpoint_policies.dots_saveable"
-                         ) from None

@@ -14,6 +14,7 @@ from .. import tree as _tree
 from ..backends import backend_of, is_inexact, is_complex
 from .jvp import jvp
 from .vjp import vjp_owning, grad
+from .vmap import vmap
 from ._api import diff_args, flatten_fun, instantiate, repeat
 
 __all__ = ["jacfwd", "jacrev", "hessian", "hvp"]
@@ -66,7 +67,6 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     >>> xgrad.jacfwd(lambda x: x ** 2)(xnp.asarray([1.0, 2.0])).tolist()
     [[2.0, 0.0], [0.0, 4.0]]
     """
-    from .vmap import vmap
 
     def jac_f(*args, **kwargs):
         multi, nums, flat, in_tree, pick = diff_args(args, argnums, "jacfwd", holomorphic)
@@ -113,7 +113,6 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False):
     >>> xgrad.jacrev(lambda x: x ** 2)(xnp.asarray([1.0, 2.0])).tolist()
     [[2.0, 0.0], [0.0, 4.0]]
     """
-    from .vmap import vmap
 
     def jac_f(*args, **kwargs):
         multi, nums, flat, in_tree, pick = diff_args(args, argnums, "jacrev",

@@ -7,7 +7,7 @@ zero tangent the primitive runs on the parent trace and no JVP work is done.
 from __future__ import annotations
 
 from .. import core as _core
-from ..core import Trace, Tracer, Zero, new_main
+from ..core import Trace, Tracer, new_main
 from ..backends import is_inexact
 from .. import numpy as xnp
 from .. import tree as _tree
@@ -76,7 +76,7 @@ class JVPTrace(Trace):
 
 
 def jvp_flat(f_flat, primals, tangents):
-    """Flat lists in, flat lists out. ``tangents[i]`` may be ``None`` or Zero.
+    """Flat lists in, flat lists out. ``tangents[i]`` may be ``None`` (zero).
 
     When a tangent output comes out non-finite, ``f_flat`` runs once more in
     NaN-safe mode (``core.nan_safe``): a zero input tangent entry must not
@@ -89,7 +89,7 @@ def jvp_flat(f_flat, primals, tangents):
 
 def _jvp_flat(f_flat, primals, tangents):
     with new_main(JVPTrace) as trace:
-        ins = [p if (t is None or type(t) is Zero) else JVPTracer(trace, p, t)
+        ins = [p if t is None else JVPTracer(trace, p, t)
                for p, t in zip(primals, tangents)]
         outs = f_flat(*ins)
         pairs = [lower_out(trace, o) for o in outs]

@@ -23,6 +23,7 @@ from ..backends import is_inexact, is_complex, dtype_in, backend_of
 from ..backends import type_namespaces as _type_namespaces
 from .. import numpy as xnp
 from .. import tree as _tree
+from ..rules._cotangent import Scattered, accumulate as _acc, dense as _dense
 from ._api import (Named, as_primal, diff_args, flatten_fun, fresh, fresh_once, instantiate,
                    lower_out, nan_safe_result, repeat)
 
@@ -234,6 +235,13 @@ class VJPTrace(Trace):
             self.sites = {}
         self.sites[len(self.tape)] = (prim.name, checker.site())
 
+    def before_update(self):
+        if self.capture is not None:
+            raise TypeError(
+                "checkpoint: the checkpointed function updates a traced value it closes "
+                "over (x[idx] = v); its recomputation would not see the same value. Pass "
+                "the value as an argument, or update a copy (y = x * 1.0; y[idx] = v)")
+
 
 def _fix(c, fix):
     shape, dtype = fix
@@ -247,85 +255,6 @@ def _fix(c, fix):
 
 
 _CALL_RESULT = Named("cotangent returned by a custom rule or checkpoint")
-
-
-class Scattered:
-    """A cotangent that is zero except at some indices: what the VJP of a
-    gather (``x[idx]``) returns, kept lazy so that the cotangents of several
-    gathers from one array are summed into one array, not each scattered
-    into zeros of the full shape and then added (autograd's SparseObject).
-    Slices that tile the leading axis are joined by one ``concat``.
-    ``parts`` is a tuple of ``(idx, g)``."""
-
-    __slots__ = ("shape", "parts")
-
-    def __init__(self, shape, parts):
-        self.shape = tuple(shape)
-        self.parts = parts
-
-    def add_to(self, acc):
-        for idx, g in self.parts:
-            acc = xnp._index_add(acc, g, idx)
-        return acc
-
-    def materialize(self):
-        g0 = self.parts[0][1]
-        pieces = self._tiling()
-        if pieces is None:
-            return self.add_to(xnp._zeros_as(g0, self.shape))
-        n, rest = self.shape[0], self.shape[1:]
-        out, pos = [], 0
-        for start, stop, g in pieces:
-            if start > pos:
-                out.append(xnp._zeros_as(g0, (start - pos,) + rest))
-            out.append(g)
-            pos = stop
-        if pos < n:
-            out.append(xnp._zeros_as(g0, (n - pos,) + rest))
-        return out[0] if len(out) == 1 else xnp.concat(out, axis=0)
-
-    def _tiling(self):
-        """Sorted ``(start, stop, g)`` when every part is a step-1 slice of
-        the leading axis and no two overlap; else None."""
-        if not self.shape:
-            return None
-        n, rest = self.shape[0], self.shape[1:]
-        pieces = []
-        for idx, g in self.parts:
-            if type(idx) is tuple:
-                if len(idx) != 1:
-                    return None
-                idx = idx[0]
-            if type(idx) is not slice or idx.step not in (None, 1):
-                return None
-            start, stop, _ = idx.indices(n)
-            stop = max(stop, start)            # x[5:2] is empty
-            if tuple(g.shape) != (stop - start,) + rest:
-                return None
-            pieces.append((start, stop, g))
-        pieces.sort(key=lambda p: p[0])
-        for (_, stop, _), (start, _, _) in zip(pieces, pieces[1:]):
-            if start < stop:
-                return None
-        return pieces
-
-
-def _acc(prev, c):
-    """prev + c for cotangents, either of which may be ``Scattered``."""
-    if prev is None:
-        return c
-    tp, tc = type(prev) is Scattered, type(c) is Scattered
-    if tp and tc:
-        return Scattered(prev.shape, prev.parts + c.parts)
-    if tp:
-        return prev.add_to(c)
-    if tc:
-        return c.add_to(prev)
-    return xnp.add(prev, c)
-
-
-def _dense(g):
-    return g.materialize() if type(g) is Scattered else g
 
 
 def backward_pass(tape, n, seeds, consume, keep=(), sites=None, wanted=None):

@@ -104,8 +104,8 @@ def _broadcast_prefix(spec, tree, name):
             sc, tc = [s[k] for k in keys], [t[k] for k in keys]
         elif type(s) is type(t) and t is not None:
             sc, s_meta = optree.tree_flatten_one_level(s, none_is_leaf=True,
-                                                       namespace=_tree.NAMESPACE)[:2]
-            tc, t_meta = optree.tree_flatten_one_level(t, namespace=_tree.NAMESPACE)[:2]
+                                                       namespace=_tree._NAMESPACE)[:2]
+            tc, t_meta = optree.tree_flatten_one_level(t, namespace=_tree._NAMESPACE)[:2]
             if s_meta != t_meta:
                 raise ValueError(f"vmap: {name}={s!r} does not match the structure of the value")
         elif isinstance(s, (tuple, list, dict)) or type(s) is type(t):
