@@ -690,7 +690,7 @@ def test_error_no_mapped_argument():
 def test_error_primitive_without_batching_rule():
     from xgrad.rules import defprim
     name = "_test_vmap_no_batching_rule"
-    p = defprim(name, lambda xp, x: x)
+    p = defprim(name, lambda xp, x: x, family="special")   # not elementwise: no default rule
     try:
         assert p.batch is None
         with pytest.raises(NotImplementedError, match=f"{name}.*no batching rule.*batch="):

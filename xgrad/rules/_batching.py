@@ -152,11 +152,11 @@ def unary_front(prim):
 
 # ----- reductions and scans -----
 
-def reduction(prim, single_axis=False):
+def reduction(prim, single_axis=False, arg=False):
     """Reduction/scan with an ``axis`` parameter: the axes are shifted past
     the batch axis (``axis=None``: every axis but the batch axis), which
-    stays in place (minus the reduced axes before it)."""
-    arg = prim.name in ("argmax", "argmin")
+    stays in place (minus the reduced axes before it). ``arg``: the op
+    takes one axis and ``axis=None`` indexes the flattened array (argmax)."""
 
     def rule(vals, bdims, *, axis, **params):
         (v,), (b,) = vals, bdims

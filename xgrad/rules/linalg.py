@@ -134,6 +134,6 @@ def _matmul_impl_plain(xp, x, y, ta, tb):
     return xp.matmul(x, y)
 
 
-_MATMUL.append(defprim("matmul", _matmul_impl, nargs=2, linear=True,
+_MATMUL.append(defprim("matmul", _matmul_impl, nargs=2, family="dot", bilinear=True,
                        vjp=(_matmul_vjp_x, _matmul_vjp_y), domain=(-2.0, 2.0),
                        batch=matmul_rule))

@@ -27,14 +27,17 @@ usual). One backend call per decomposition, correct at every order.
 """
 from __future__ import annotations
 
+import functools
 import math
 
-from . import defprim
+from . import defprim as _defprim
 from ..core import Tracer, bind
 from ..backends import backend_of, is_complex, namespace
 from .. import numpy as xnp
 
 __all__ = ["defmulti", "stack_rule"]
+
+defprim = functools.partial(_defprim, family="linalg")
 
 
 # --------------------------------------------------------------------------

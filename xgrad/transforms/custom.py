@@ -136,6 +136,7 @@ def _call_prim(name):
 
 custom_vjp_call_p = _call_prim("custom_vjp_call")
 custom_jvp_call_p = _call_prim("custom_jvp_call")
+custom_jvp_call_p.jvp_from_rule = True    # derivatives come from its rule
 checkpoint_call_p = _call_prim("checkpoint_call")
 
 
