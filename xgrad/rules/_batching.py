@@ -2,7 +2,9 @@
 
 A batching rule is ``rule(vals, bdims, **params) -> (out, out_bdim)``:
 ``vals`` are the arguments with their batch axis (if any) still inside,
-``bdims[i]`` is that axis or ``None`` for an unbatched argument. A row names
+``bdims[i]`` is that axis or ``None`` for an unbatched argument. A primitive
+with several results (``multiple_results``) returns the tuple of results
+and a tuple of batch axes, one per result (``result`` makes both). A row names
 its builder with ``batch=<builder>``; the builder gets the primitive and
 returns the rule. Primitives without a rule fail loudly in ``vmap`` (no
 silent Python loop).
@@ -21,6 +23,12 @@ import math
 
 from ..core import bind
 from .. import numpy as xnp
+
+
+def result(prim, out, bd):
+    """A rule's ``(out, out_bdim)`` when every result has the batch axis
+    ``bd``: one axis per result for a primitive with several."""
+    return out, ((bd,) * len(out) if prim.multiple_results else bd)
 
 
 def move_to_front(x, bd):
