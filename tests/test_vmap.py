@@ -94,8 +94,11 @@ def _dom(name):
     return RULES[name].domain if name in RULES and RULES[name].domain else (-3.0, 3.0)
 
 
+# the namespace's unary and binary elementwise functions: the rows it exports
+_UNARY = [n for n, p in RULES.items() if p.export and not p.broadcast]
+_BINARY = [n for n, p in RULES.items() if p.export and p.broadcast]
 _UNARY_KIND = {"bitwise_invert": "i", "logical_not": "b", "imag": "c"}
-for _name in list(xnp._UNARY) + ["round"]:
+for _name in _UNARY:
     _k = _UNARY_KIND.get(_name, "f")
     _f = (lambda n: lambda ns, x: getattr(ns, n)(x))(_name)
     case(_name, _f, Arg((2, 3), _k, _dom(_name)), id="2x3")
@@ -104,7 +107,7 @@ for _name in ("real", "imag", "conj", "abs", "sqrt", "exp"):
     case(_name, (lambda n: lambda ns, x: getattr(ns, n)(x))(_name), Arg((4,), "c"), id="complex")
 
 _BIN_SHAPES = [((2, 3), (2, 3)), ((2, 3), (3,)), ((1, 3), (2, 1)), ((), (2, 3))]
-for _name in xnp._BINARY:
+for _name in _BINARY:
     _k = ("b" if _name.startswith("logical") else
           "i" if _name.startswith("bitwise") else "f")
     _f = (lambda n: lambda ns, x, y: getattr(ns, n)(x, y))(_name)
