@@ -231,6 +231,29 @@ def test_tuple_exactly_for_multiple_results(name, calls):
             assert len(out) >= 2 and all(_is_array(o) for o in out), name
 
 
+def _eigh_loss(a):
+    w, v = xnp.linalg.eigh(xnp.matmul(a, a))
+    return xnp.sum(w ** 2) + xnp.sum(v[:, 0] ** 2) + xnp.sum(xnp.linalg.svd(a)[1])
+
+
+_A = np.array([[2.0, 0.3, -0.4], [0.3, 1.0, 0.2], [-0.4, 0.2, -0.5]])
+
+
+def test_every_transform_takes_several_results():
+    """Each trace meets a primitive with several results (eigh, svd), not
+    only those with a derivative test of their own."""
+    g = xgrad.grad(_eigh_loss)(_A)
+    np.testing.assert_allclose(xgrad.grad(xgrad.checkpoint(_eigh_loss))(_A), g, rtol=1e-12)
+    np.testing.assert_allclose(xgrad.grad(xgrad.checkpoint(_eigh_loss, policy="dots"))(_A), g,
+                               rtol=1e-12)
+    t = xgrad.jvp(_eigh_loss, (_A,), (_A,))[1]
+    np.testing.assert_allclose(xgrad.linearize(_eigh_loss, _A)[1](_A), t, rtol=1e-12)
+    np.testing.assert_allclose(np.vdot(g, _A), t, rtol=1e-10)
+    np.testing.assert_allclose(xgrad.vmap(xgrad.grad(_eigh_loss))(np.stack([_A, -_A]))[0], g,
+                               rtol=1e-12)
+    assert "pow" in str(xgrad.debug.make_tape(_eigh_loss)(_A))   # the results are traced on
+
+
 # --------------------------------------------------------------------------
 # the namespace and the transforms read the table, not names
 

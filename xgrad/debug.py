@@ -112,12 +112,12 @@ class _RecordTrace(Trace):
         vals, names, _ = self.lower(args, prim)
         ins = [n if n is not None else _const(v) for v, n in zip(vals, names)]
         out = prim.bind(*vals, **params)
-        multi = prim.is_call
+        multi = prim.several_outputs
         outs = out if multi else [out]
         wrapped = [self.new_var(o) if hasattr(o, "shape") else o for o in outs]
         names = [w.var for w in wrapped if isinstance(w, _RecordTracer)]
         shown = {k: v for k, v in params.items() if k != "spec"}
-        if multi:
+        if prim.is_call:
             shown["fn"] = params["spec"].name
         self.tape.eqns.append((prim.name, ins, shown, names))
         return wrapped if multi else wrapped[0]

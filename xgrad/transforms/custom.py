@@ -646,7 +646,7 @@ class _SaveTrace(Trace):
 
     def process_primitive(self, prim, args, params):
         vals, _, _ = self.lower(args, prim)
-        if prim.is_call:
+        if prim.several_outputs:
             from ..rules import linalg
             with linalg.suspended():
                 out = prim.bind(*vals, **params)
