@@ -51,18 +51,51 @@ class Primitive:
     ``i`` has no derivative. A staged VJP may return ``None`` to say that no
     cotangent flows (e.g. a cast to an integer dtype).
 
+    What the operation is, for the transforms that need to know (they read
+    these attributes and never a primitive's name):
+
+    - ``family``: the kind of operation, one of ``rules.FAMILIES``:
+      ``"elementwise"`` means each output entry depends only on the same
+      entry of each (broadcast) input, so NaN-safe mode may mask its
+      derivatives entry by entry and vmap batches it by broadcasting;
+      ``"dot"`` is a contraction (matmul), what the checkpoint policy
+      ``dots_saveable`` saves; ``"call"`` a call primitive.
+    - ``linear``: jointly linear in its differentiable inputs, its
+      derivative is the operation itself, so its second derivative vanishes
+      (add, sum, reshape, getitem, where, fft, ...).
+    - ``bilinear``: linear in each argument separately, not jointly
+      (multiply, matmul): its second derivative is the operation applied
+      to two tangents.
+    - ``multiple_results``: ``impl`` returns a tuple of arrays (eigh, svd,
+      ...); ``jvp[i]`` gets the tuple of outputs as ``ans`` and returns one
+      tangent per output (None: zero), ``vjp[i]``'s inner function takes
+      the tuple of output cotangents (zeros instantiated) and returns the
+      input's; the batching rule returns a tuple of batch axes. Under a
+      transform ``bind`` returns a sequence.
+    - ``jvp_from_rule`` (call primitives): forward-mode derivatives of the
+      call come from its custom rule (through ``jvp``), not from inlining
+      its function (custom_jvp).
+    - ``export``: ``xgrad.numpy`` exports a function of the primitive's
+      name that is just the primitive (the array API's unary and binary
+      elementwise functions).
+
     A *call primitive* (``is_call``: custom_vjp, custom_jvp, checkpoint) runs
     a user function; its ``spec`` parameter tells each trace what to do
     (``spec.jvp(trace, primals, tangents)``, ``spec.vjp(trace, primals,
     nodes)``, ``spec.batch(trace, vals, bdims)``) and it returns a list.
+    ``several_outputs`` (``is_call or multiple_results``, fixed at
+    construction) is the one attribute the traces' hot paths test.
     """
 
     __slots__ = ("name", "impl", "jvp", "vjp", "batch", "broadcast", "domain",
-                 "nondiff", "is_call", "deriv", "jvp_joint", "family", "multiple_results",
-                 "jvp_from_rule", "__weakref__")
+                 "nondiff", "is_call", "deriv", "jvp_joint", "family", "linear",
+                 "bilinear", "multiple_results", "jvp_from_rule", "export",
+                 "several_outputs", "__weakref__")
 
     def __init__(self, name, impl, jvp=None, vjp=None, batch=None,
-                 broadcast=False, domain=None, nondiff=(), is_call=False):
+                 broadcast=False, domain=None, nondiff=(), is_call=False, *,
+                 family=None, linear=False, bilinear=False, multiple_results=False,
+                 jvp_from_rule=False, export=False):
         self.name = name
         self.impl = impl
         self.jvp = jvp
@@ -77,14 +110,13 @@ class Primitive:
         # tangent at once (None: zero), used by forward mode when several are
         # live: a concat of n tangents is one concat, not n concats and n-1 adds
         self.jvp_joint = None
-        # what kind of operation it is: "elementwise" (each output entry
-        # depends on the same entry of each input: NaN-safe mode masks its
-        # derivatives entry by entry), or None
-        self.family = None
-        self.multiple_results = False   # impl returns a list of outputs
-        # a call primitive whose forward-mode derivatives come from a rule
-        # given with the call (custom_jvp), not from inlining its function
-        self.jvp_from_rule = False
+        self.family = "call" if family is None and is_call else family
+        self.linear = linear
+        self.bilinear = bilinear
+        self.multiple_results = multiple_results
+        self.jvp_from_rule = jvp_from_rule
+        self.export = export
+        self.several_outputs = is_call or multiple_results
 
     def bind(self, *args, **params):
         return bind(self, *args, **params)

@@ -160,11 +160,11 @@ def _written(seen, g):
     return not bool(xp.all(xp.equal(seen, g)))
 
 
-_hook_p = _defprim("debug_hook", lambda xp, x, *, fn: x,
+_hook_p = _defprim("debug_hook", lambda xp, x, *, fn: x, family="debug", linear=True,
                   jvp=lambda x_dot, ans, x, *, fn: x_dot,
                   vjp=lambda ans, x, *, fn: lambda g: _apply_hook(fn, g),
                   batch=_batching.elementwise)
-_thook_p = _defprim("debug_tangent_hook", lambda xp, x, *, fn: x,
+_thook_p = _defprim("debug_tangent_hook", lambda xp, x, *, fn: x, family="debug", linear=True,
                    jvp=lambda x_dot, ans, x, *, fn: _apply_hook(fn, x_dot),
                    vjp=lambda ans, x, *, fn: lambda g: g,
                    batch=_batching.elementwise)

@@ -232,7 +232,7 @@ class StageTrace(_Trace):
         cf = self.const_fn
         ins = [v if v is not None else (cf(a) if cf is not None else a)
                for a, v in zip(vals, vars_)]
-        multi = prim.is_call or prim.multiple_results
+        multi = prim.several_outputs
         if prim.is_call:
             self.calls += 1
             try:

@@ -102,28 +102,12 @@ def _binary(name):
     return f
 
 
-_UNARY = ("abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "bitwise_invert", "ceil",
-          "conj", "cos", "cosh", "exp", "expm1", "floor", "imag", "isfinite", "isinf", "isnan",
-          "log", "log1p", "log2", "log10", "logical_not", "negative", "positive", "real",
-          "reciprocal", "sign", "signbit", "sin", "sinh", "sqrt", "square", "tan", "tanh", "trunc")
-_BINARY = ("add", "atan2", "bitwise_and", "bitwise_left_shift", "bitwise_or",
-           "bitwise_right_shift", "bitwise_xor", "copysign", "divide", "equal", "floor_divide",
-           "greater", "greater_equal", "hypot", "less", "less_equal", "logaddexp", "logical_and",
-           "logical_or", "logical_xor", "maximum", "minimum", "multiply", "nextafter",
-           "not_equal", "pow", "remainder", "subtract")
-for _n in _UNARY:
-    globals()[_n] = _unary(_n)
-for _n in _BINARY:
-    globals()[_n] = _binary(_n)
-del _n
-
-_round_p = _P["round"]
-
-
-def round(x, /):  # noqa: A001
-    """Round half to even (array API ``round``); zero derivative."""
-    return _bind(_round_p, x)
-
+# every row marked ``export`` (the array API's unary and binary elementwise
+# functions): adding such a row adds the function
+for _n, _p in list(_P.items()):
+    if _p.export:
+        globals()[_n] = _binary(_n) if _p.broadcast else _unary(_n)
+del _n, _p
 
 _where_p = _P["where"]
 

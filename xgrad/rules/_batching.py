@@ -2,7 +2,9 @@
 
 A batching rule is ``rule(vals, bdims, **params) -> (out, out_bdim)``:
 ``vals`` are the arguments with their batch axis (if any) still inside,
-``bdims[i]`` is that axis or ``None`` for an unbatched argument. A row names
+``bdims[i]`` is that axis or ``None`` for an unbatched argument. A primitive
+with several results (``multiple_results``) returns the tuple of results
+and a tuple of batch axes, one per result (``result`` makes both). A row names
 its builder with ``batch=<builder>``; the builder gets the primitive and
 returns the rule. Primitives without a rule fail loudly in ``vmap`` (no
 silent Python loop).
@@ -23,7 +25,12 @@ import array_api_compat
 
 from ..core import bind
 from ..backends import _dtype_name, backend_of
-from .. import numpy as xnp
+
+
+def result(prim, out, bd):
+    """A rule's ``(out, out_bdim)`` when every result has the batch axis
+    ``bd``: one axis per result for a primitive with several."""
+    return out, ((bd,) * len(out) if prim.multiple_results else bd)
 
 
 def move_to_front(x, bd):
@@ -145,11 +152,11 @@ def matrix_op(prim):
 
 # ----- reductions and scans -----
 
-def reduction(prim, single_axis=False):
+def reduction(prim, single_axis=False, arg=False):
     """Reduction/scan with an ``axis`` parameter: the axes are shifted past
     the batch axis (``axis=None``: every axis but the batch axis), which
-    stays in place (minus the reduced axes before it)."""
-    arg = prim.name in ("argmax", "argmin")
+    stays in place (minus the reduced axes before it). ``arg``: the op
+    takes one axis and ``axis=None`` indexes the flattened array (argmax)."""
 
     def rule(vals, bdims, *, axis, **params):
         (v,), (b,) = vals, bdims
@@ -585,3 +592,8 @@ def _index_shape(shape, parts):
     if separated:
         return tuple(bshape) + tuple(out)
     return tuple(out[:adv_pos]) + tuple(bshape) + tuple(out[adv_pos:])
+
+
+# last: importing the namespace runs the rule modules, whose rows take the
+# builders above (a module that imports this one first must find them defined)
+from .. import numpy as xnp  # noqa: E402

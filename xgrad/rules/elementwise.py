@@ -8,17 +8,22 @@ autograd); JAX's rule is ``select(x >= 0, g, -g)``, which gives 1. The same
 choice makes ``copysign``'s d/dx 0 at x = 0 and ``hypot``'s gradient 0 at the
 origin (JAX: 0.5 per argument, from its max/min formula).
 Binary primitives broadcast; the engine sums cotangents back to each input.
+
+Every row here is of the elementwise family (``defprim`` below is the
+table's with ``family="elementwise"``, which also gives the rows their
+batching rule) and, unless it says ``export=False``, is exported by
+``xgrad.numpy`` as the array API function of its name.
 """
 from __future__ import annotations
 
+import functools
 import math
 
-from . import defprim, RULES
-from . import _batching
+from . import defprim as _defprim
 from .. import numpy as xnp
 from ..backends import is_complex
 
-_FIRST = len(RULES)
+defprim = functools.partial(_defprim, family="elementwise", export=True)
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -53,7 +58,7 @@ defprim("cosh", lambda xp, x: xp.cosh(x), deriv=lambda ans, x: xnp.sinh(x), doma
 # op, and its own derivative -2 a is one product, where 1 - square(a) costs a
 # square, a subtraction and a negated tangent at every order above the first
 _tanh_deriv = defprim("tanh_deriv", lambda xp, a: 1.0 - a * a, deriv=lambda ans, a: -2.0 * a,
-                      domain=(-0.9, 0.9))
+                      domain=(-0.9, 0.9), export=False)
 defprim("tanh", lambda xp, x: xp.tanh(x), deriv=lambda ans, x: _tanh_deriv.bind(ans),
         domain=(-2.0, 2.0))
 defprim("asinh", lambda xp, x: xp.asinh(x),
@@ -123,13 +128,13 @@ for _name in ("isfinite", "isinf", "isnan", "signbit", "logical_not", "bitwise_i
 
 
 # ----- binary elementwise (broadcasting handled by the engine) -----
-defprim("add", lambda xp, x, y: xp.add(x, y), broadcast=True, nargs=2,
+defprim("add", lambda xp, x, y: xp.add(x, y), broadcast=True, nargs=2, linear=True,
         jvp=(lambda x_dot, ans, x, y: x_dot, lambda y_dot, ans, x, y: y_dot),
         vjp=(lambda ans, x, y: _identity, lambda ans, x, y: _identity), domain=(-3.0, 3.0))
-defprim("subtract", lambda xp, x, y: xp.subtract(x, y), broadcast=True, nargs=2,
+defprim("subtract", lambda xp, x, y: xp.subtract(x, y), broadcast=True, nargs=2, linear=True,
         jvp=(lambda x_dot, ans, x, y: x_dot, lambda y_dot, ans, x, y: -y_dot),
         vjp=(lambda ans, x, y: _identity, lambda ans, x, y: _negate), domain=(-3.0, 3.0))
-defprim("multiply", lambda xp, x, y: xp.multiply(x, y), broadcast=True, nargs=2, linear=True,
+defprim("multiply", lambda xp, x, y: xp.multiply(x, y), broadcast=True, nargs=2, bilinear=True,
         vjp=(lambda ans, x, y: lambda g: _mul(g, y), lambda ans, x, y: lambda g: _mul(x, g)),
         domain=(-3.0, 3.0))
 defprim("divide", lambda xp, x, y: xp.divide(x, y), broadcast=True, nargs=2,
@@ -222,14 +227,14 @@ for _name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_eq
     defprim(_name, (lambda n: lambda xp, x, y: getattr(xp, n)(x, y))(_name),
             broadcast=True, nargs=2)
 
-# ----- selection -----
+# ----- selection (exported by hand: its parameters are named condition, x1, x2) -----
 def _where_impl(xp, c, x, y):
     if type(x) in _SCALARS and type(y) in _SCALARS:   # the standard wants one array
         x = xp.asarray(x)
     return xp.where(c, x, y)
 
 
-defprim("where", _where_impl, broadcast=True, nargs=3, nondiff=(0,),
+defprim("where", _where_impl, broadcast=True, nargs=3, nondiff=(0,), linear=True, export=False,
         jvp=(None, lambda x_dot, ans, c, x, y: xnp.where(c, x_dot, 0.0),
              lambda y_dot, ans, c, x, y: xnp.where(c, 0.0, y_dot)),
         vjp=(None, lambda ans, c, x, y: lambda g: xnp.where(c, g, 0.0),
@@ -239,11 +244,5 @@ defprim("where", _where_impl, broadcast=True, nargs=3, nondiff=(0,),
 # ----- stop_gradient: the identity, a constant to every transform -----
 # (a copy: the value is handed to user code, which may write into it, and
 # the value underneath may be the caller's array or a residual)
-defprim("stop_gradient", lambda xp, x: xp.asarray(x, copy=True))
-
-# ----- batching: every primitive of this family batches elementwise -----
-ELEMENTWISE = frozenset(list(RULES)[_FIRST:])   # names of this family (used by laplacian)
-for _p in list(RULES.values())[_FIRST:]:
-    _p.family = "elementwise"
-    if _p.batch is None:
-        _p.batch = _batching.elementwise(_p)
+# NB: not ``linear``: its derivative is zero by decree, not the op itself
+defprim("stop_gradient", lambda xp, x: xp.asarray(x, copy=True), export=False)

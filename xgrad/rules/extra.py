@@ -86,12 +86,12 @@ argsort_p = defprim(
     "argsort",
     lambda xp, x, *, axis, descending, stable: xp.argsort(
         x, axis=axis, descending=descending, stable=stable),
-    batch=_axis_shift)
+    family="sort", batch=_axis_shift)
 
 searchsorted_p = defprim(
     "searchsorted",
     lambda xp, x1, x2, *, side: xp.searchsorted(x1, x2, side=side),
-    nargs=2, batch=_searchsorted_batch)
+    nargs=2, family="sort", batch=_searchsorted_batch)
 
 
 # ----- gather by a permutation along an axis (linear in x) -----
@@ -105,6 +105,6 @@ def _permute_along_vjp(ans, x, idx, *, axis):
 permute_along_p = defprim(
     "permute_along",
     lambda xp, x, idx, *, axis: xp.take_along_axis(x, idx, axis=axis),
-    linear=True, nargs=2, nondiff=(1,),
+    family="indexing", linear=True, nargs=2, nondiff=(1,),
     vjp=(_permute_along_vjp, None),
     batch=_permute_along_batch)

@@ -51,7 +51,7 @@ def _c2c_vjp(ans, x, *, inverse, axes, s, norm):
     return lambda g: _fit_lengths(_c2c(g, inverse, axes, norm), axes, in_lengths)
 
 
-defprim("fft_c2c", _c2c_impl, linear=True, vjp=_c2c_vjp, batch=_batching.axes_param)
+defprim("fft_c2c", _c2c_impl, family="fft", linear=True, vjp=_c2c_vjp, batch=_batching.axes_param)
 
 
 def _r2c_impl(xp, x, *, axes, s, norm):
@@ -68,7 +68,7 @@ def _r2c_vjp(ans, x, *, axes, s, norm):
     return vjp
 
 
-defprim("fft_r2c", _r2c_impl, linear=True, vjp=_r2c_vjp, batch=_batching.axes_param)
+defprim("fft_r2c", _r2c_impl, family="fft", linear=True, vjp=_r2c_vjp, batch=_batching.axes_param)
 
 
 def _c2r_impl(xp, x, *, axes, s, norm):
@@ -104,4 +104,4 @@ def _c2r_vjp(ans, x, *, axes, s, norm):
     return vjp
 
 
-defprim("fft_c2r", _c2r_impl, linear=True, vjp=_c2r_vjp, batch=_batching.axes_param)
+defprim("fft_c2r", _c2r_impl, family="fft", linear=True, vjp=_c2r_vjp, batch=_batching.axes_param)

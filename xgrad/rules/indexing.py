@@ -51,13 +51,13 @@ def _getitem_vjp(ans, x, *, idx):
     return vjp
 
 
-defprim("getitem", lambda xp, x, *, idx: x[idx], linear=True, vjp=_getitem_vjp,
+defprim("getitem", lambda xp, x, *, idx: x[idx], family="indexing", linear=True, vjp=_getitem_vjp,
         batch=B.getitem_rule)
 
 # index_add: repeated indices accumulate (numpy's np.add.at), so every write
 # gets the whole cotangent of its position: the VJP of v is the plain gather.
 defprim("index_add", lambda xp, x, v, *, idx: _backend_index_add(xp, x, idx, v),
-        nargs=2, linear=False,
+        nargs=2, family="indexing", linear=True,
         jvp=(lambda x_dot, ans, x, v, *, idx: x_dot,
              lambda v_dot, ans, x, v, *, idx: xnp._index_add(xnp._zeros_like(ans), v_dot, idx)),
         vjp=(lambda ans, x, v, *, idx: lambda g: g,
@@ -104,6 +104,7 @@ def _index_set_vjp_v(ans, x, v, *, idx):
 
 
 defprim("index_set", lambda xp, x, v, *, idx: _backend_index_set(xp, x, idx, v), nargs=2,
+        family="indexing", linear=True,
         jvp=(lambda x_dot, ans, x, v, *, idx: xnp._index_set(x_dot, 0.0, idx),
              lambda v_dot, ans, x, v, *, idx: xnp._index_set(xnp._zeros_like(ans), v_dot, idx)),
         vjp=(lambda ans, x, v, *, idx: lambda g: xnp._index_set(g, 0.0, idx),

@@ -68,6 +68,6 @@ def _matmul_impl(xp, x, y, ta=False, tb=False):
     return xp.matmul(x, y)
 
 
-_MATMUL.append(defprim("matmul", _matmul_impl, nargs=2, linear=True,
-                       vjp=(_matmul_vjp_x, _matmul_vjp_y), domain=(-2.0, 2.0), family="dot",
+_MATMUL.append(defprim("matmul", _matmul_impl, nargs=2, family="dot", bilinear=True,
+                       vjp=(_matmul_vjp_x, _matmul_vjp_y), domain=(-2.0, 2.0),
                        batch=matmul_rule))

@@ -17,24 +17,27 @@ decompositions' derivatives are valid where they are defined: eigenvalues /
 singular values distinct (and, for non-square SVD, nonzero); they are
 infinite where they are not.
 
-Several outputs. The engine binds single-output primitives, so a
-decomposition with several outputs (eigh, qr, svd, slogdet) is one *packed*
-primitive (``defmulti``): its implementation flattens the outputs' trailing
-axes and concatenates them along one last axis, its JVP packs the output
-tangents the same way, its VJP unpacks the packed cotangent, and the user
-function unpacks the result (slices and reshapes, which differentiate as
-usual). One backend call per decomposition, correct at every order.
+Several outputs. A decomposition (eigh, qr, svd, slogdet) is one row with
+``multiple_results=True``: its implementation returns the tuple of outputs
+(one backend call), its JVP rule gets that tuple and returns one tangent
+per output, its staged VJP's inner function takes the tuple of output
+cotangents, and ``stack_rule`` gives every output the same batch axis.
 """
 from __future__ import annotations
 
-import math
+import functools
 
-from . import defprim
-from ..core import Tracer, bind
-from ..backends import backend_of, is_complex, namespace
+import array_api_compat
+
+from . import defprim as _defprim
+from ._batching import result
+from ..core import bind
+from ..backends import backend_of, is_complex
 from .. import numpy as xnp
 
-__all__ = ["defmulti", "stack_rule"]
+__all__ = ["stack_rule"]
+
+defprim = functools.partial(_defprim, family="linalg")
 
 
 # --------------------------------------------------------------------------
@@ -99,14 +102,15 @@ def stack_rule(prim, cores=(2,), expand_first=False):
     trailing core axes (2 for a matrix, 0 for a per-matrix scalar), the rest
     are stack axes that broadcast. One argument: the batch axis stays where it
     is when it is a stack axis (the output keeps the input's stack axes in
-    front). Several: batched arguments get the batch axis in front and size-1
-    stack axes after it, so that it lines up; unbatched ones broadcast."""
+    front; the outputs of a decomposition all do, so they share it). Several:
+    batched arguments get the batch axis in front and size-1 stack axes
+    after it, so that it lines up; unbatched ones broadcast."""
     def rule(vals, bdims, **params):
         if len(vals) == 1:
             (v,), (b,) = vals, bdims
             if b >= v.ndim - cores[0]:
                 v, b = _move_to_front(v, b), 0
-            return bind(prim, v, **params), b
+            return result(prim, bind(prim, v, **params), b)
         if expand_first and bdims[0] is None:
             size = next(v.shape[b] for v, b in zip(vals, bdims) if b is not None)
             v = vals[0]
@@ -122,86 +126,8 @@ def stack_rule(prim, cores=(2,), expand_first=False):
                     shape = tuple(v.shape)
                     v = xnp.reshape(v, shape[:1] + (1,) * (top - s) + shape[1:])
             args.append(v)
-        return bind(prim, *args, **params), 0
+        return result(prim, bind(prim, *args, **params), 0)
     return rule
-
-
-# --------------------------------------------------------------------------
-# several outputs: packed primitives
-
-def _pack_xp(xp, parts, cores):
-    """Backend arrays ``parts`` (same stack axes, ``cores[i]`` trailing core
-    axes) flattened and joined along one last axis."""
-    p0, c0 = parts[0], cores[0]
-    lead = tuple(p0.shape[:p0.ndim - len(c0)])
-    flat = [xp.reshape(p, lead + (math.prod(c),)) for p, c in zip(parts, cores)]
-    dt = xp.result_type(*flat)
-    return xp.concat([f if f.dtype == dt else xp.astype(f, dt) for f in flat], axis=-1)
-
-
-def _pack(parts, cores):
-    """The same with xgrad operations (for tangents in rules)."""
-    p0, c0 = parts[0], cores[0]
-    lead = tuple(p0.shape[:len(p0.shape) - len(c0)])
-    return xnp.concat([xnp.reshape(p, lead + (math.prod(c),)) for p, c in zip(parts, cores)],
-                      axis=-1)
-
-
-def _unpack(packed, cores, real=None):
-    """Inverse of ``_pack``: slices of the last axis, reshaped. ``real[i]``
-    marks parts that are real although the packed array is complex."""
-    lead = tuple(packed.shape[:-1])
-    out, off = [], 0
-    cplx = real is not None and is_complex(packed.dtype)
-    for i, c in enumerate(cores):
-        n = math.prod(c)
-        piece = xnp.reshape(packed[..., off:off + n], lead + tuple(c))
-        if cplx and real[i]:
-            piece = xnp.real(piece)
-        out.append(piece)
-        off += n
-    return out
-
-
-class Multi:
-    """A packed primitive (several outputs) and its user-level call.
-
-    ``impl(xp, x, **params)`` returns a tuple of backend arrays;
-    ``cores(shape, **params)`` the core shapes of the outputs for an input of
-    (core) shape ``shape``; ``jvp(x_dot, outs, x, **params)`` returns the
-    tuple of output tangents and ``vjp(outs, x, **params)`` the staged
-    ``g_parts -> x_bar``, on unpacked outputs. ``real[i]``: output ``i`` is
-    real for complex input.
-    """
-
-    def __init__(self, name, impl, cores, jvp, vjp, real=None):
-        self.impl, self.cores, self.real = impl, cores, real
-
-        def p_impl(xp, x, **params):
-            return _pack_xp(xp, impl(xp, x, **params), cores(tuple(x.shape[-2:]), **params))
-
-        def p_jvp(x_dot, ans, x, **params):
-            cs = cores(tuple(x.shape[-2:]), **params)
-            return _pack(jvp(x_dot, _unpack(ans, cs, real), x, **params), cs)
-
-        def p_vjp(ans, x, **params):
-            cs = cores(tuple(x.shape[-2:]), **params)
-            fn = vjp(_unpack(ans, cs, real), x, **params)
-            return lambda g: fn(_unpack(g, cs, real))
-
-        self.prim = defprim(name, p_impl, jvp=p_jvp, vjp=p_vjp, batch=stack_rule)
-
-    def __call__(self, x, **params):
-        """The tuple of outputs; plain arrays go straight to the backend."""
-        if not isinstance(x, Tracer):
-            return tuple(self.impl(namespace(x), x, **params))
-        cs = self.cores(tuple(x.shape[-2:]), **params)
-        return tuple(_unpack(bind(self.prim, x, **params), cs, self.real))
-
-
-def defmulti(name, impl, cores, jvp, vjp, real=None):
-    """Define a packed primitive ``name``; returns its ``Multi`` (callable)."""
-    return Multi(name, impl, cores, jvp, vjp, real)
 
 
 # ----- solve and inverse -----
@@ -268,7 +194,6 @@ def _adjugate_impl(xp, a):
 
 
 def _dev(x):
-    import array_api_compat
     return array_api_compat.device(x)
 
 
@@ -327,8 +252,9 @@ def _slogdet_vjp(outs, a):
     return lambda gs: _solve(_mT(a), _scale(gs[1], _eye(a.shape[-1], a)))
 
 
-slogdet = defmulti("slogdet", _slogdet_impl, lambda shape: [(), ()],
-                   _slogdet_jvp, _slogdet_vjp, real=(False, True))
+slogdet_p = defprim("slogdet", _slogdet_impl, jvp=_slogdet_jvp, vjp=_slogdet_vjp,
+                    multiple_results=True, batch=stack_rule)
+slogdet = slogdet_p.bind
 
 
 # ----- Cholesky (input assumed symmetric: the user function symmetrises) -----
@@ -396,8 +322,9 @@ def _eigh_vjp(outs, a):
     return vjp
 
 
-eigh = defmulti("eigh", _eigh_impl, lambda shape: [(shape[-1],), shape],
-                _eigh_jvp, _eigh_vjp, real=(True, False))
+eigh_p = defprim("eigh", _eigh_impl, jvp=_eigh_jvp, vjp=_eigh_vjp, multiple_results=True,
+                 batch=stack_rule)
+eigh = eigh_p.bind
 
 
 def _eigvalsh_jvp(a_dot, ans, a):
@@ -417,14 +344,6 @@ eigvalsh_p = defprim("eigvalsh", lambda xp, a: xp.linalg.eigvalsh(a),
 
 
 # ----- singular value decomposition -----
-
-def _svd_cores(shape, *, full_matrices):
-    m, n = shape
-    k = min(m, n)
-    if full_matrices:
-        return [(m, m), (k,), (n, n)]
-    return [(m, k), (k,), (k, n)]
-
 
 def _svd_impl(xp, a, *, full_matrices):
     r = xp.linalg.svd(a, full_matrices=full_matrices)
@@ -493,7 +412,9 @@ def _svd_vjp(outs, a, *, full_matrices):
     return vjp
 
 
-svd = defmulti("svd", _svd_impl, _svd_cores, _svd_jvp, _svd_vjp, real=(False, True, False))
+svd_p = defprim("svd", _svd_impl, jvp=_svd_jvp, vjp=_svd_vjp, multiple_results=True,
+                batch=stack_rule)
+svd = svd_p.bind
 
 
 def _svdvals_jvp(a_dot, ans, a):
@@ -513,14 +434,6 @@ svdvals_p = defprim("svdvals", lambda xp, a: xp.linalg.svdvals(a),
 
 
 # ----- QR -----
-
-def _qr_cores(shape, *, mode):
-    m, n = shape
-    k = min(m, n)
-    if mode == "complete":
-        return [(m, m), (m, n)]
-    return [(m, k), (k, n)]
-
 
 def _qr_impl(xp, a, *, mode):
     r = xp.linalg.qr(a, mode=mode)
@@ -581,7 +494,8 @@ def _qr_vjp(outs, a, *, mode):
     return vjp
 
 
-qr = defmulti("qr", _qr_impl, _qr_cores, _qr_jvp, _qr_vjp)
+qr_p = defprim("qr", _qr_impl, jvp=_qr_jvp, vjp=_qr_vjp, multiple_results=True, batch=stack_rule)
+qr = qr_p.bind
 
 
 # ----- pseudo-inverse (derivative valid where the rank is locally constant) -----

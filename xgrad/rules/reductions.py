@@ -28,7 +28,7 @@ def _sum_impl(xp, x, *, axis, dtype, keepdims):
 
 
 # ----- linear reductions -----
-defprim("sum", _sum_impl, linear=True,
+defprim("sum", _sum_impl, family="reduction", linear=True,
         vjp=lambda ans, x, *, axis, dtype, keepdims: (
             lambda g, shape=x.shape: _expand(g, shape, axis, keepdims)),
         domain=(-3.0, 3.0), batch=reduction)
@@ -47,7 +47,8 @@ def _cumsum_vjp(ans, x, *, axis, include_initial):
     return vjp
 
 
-defprim("cumulative_sum", _cumsum_impl, linear=True, vjp=_cumsum_vjp, domain=(-3.0, 3.0),
+defprim("cumulative_sum", _cumsum_impl, family="reduction", linear=True, vjp=_cumsum_vjp,
+        domain=(-3.0, 3.0),
         batch=lambda p: reduction(p, single_axis=True))
 
 
@@ -69,8 +70,10 @@ def _chooser_vjp(ans, x, *, axis, keepdims):
 
 
 defprim("max", lambda xp, x, *, axis, keepdims: xp.max(x, axis=axis, keepdims=keepdims),
+        family="reduction",
         jvp=_chooser_jvp, vjp=_chooser_vjp, domain=(-3.0, 3.0), batch=reduction)
 defprim("min", lambda xp, x, *, axis, keepdims: xp.min(x, axis=axis, keepdims=keepdims),
+        family="reduction",
         jvp=_chooser_jvp, vjp=_chooser_vjp, domain=(-3.0, 3.0), batch=reduction)
 
 
@@ -111,7 +114,7 @@ def _prod_impl(xp, x, *, axis, dtype, keepdims):
     return xp.prod(x, axis=axis, dtype=dtype_in(xp, dtype), keepdims=keepdims)
 
 
-defprim("prod", _prod_impl,
+defprim("prod", _prod_impl, family="reduction",
         jvp=lambda x_dot, ans, x, *, axis, dtype, keepdims: xnp.sum(
             xnp.multiply(x_dot, _prod_others(x, axis)), axis=axis, keepdims=keepdims),
         vjp=lambda ans, x, *, axis, dtype, keepdims: (
@@ -119,7 +122,11 @@ defprim("prod", _prod_impl,
         domain=(0.5, 1.5), batch=reduction)
 
 # ----- no derivative -----
-defprim("argmax", lambda xp, x, *, axis, keepdims: xp.argmax(x, axis=axis, keepdims=keepdims), batch=reduction)
-defprim("argmin", lambda xp, x, *, axis, keepdims: xp.argmin(x, axis=axis, keepdims=keepdims), batch=reduction)
-defprim("all", lambda xp, x, *, axis, keepdims: xp.all(x, axis=axis, keepdims=keepdims), batch=reduction)
-defprim("any", lambda xp, x, *, axis, keepdims: xp.any(x, axis=axis, keepdims=keepdims), batch=reduction)
+defprim("argmax", lambda xp, x, *, axis, keepdims: xp.argmax(x, axis=axis, keepdims=keepdims),
+        family="reduction", batch=lambda p: reduction(p, arg=True))
+defprim("argmin", lambda xp, x, *, axis, keepdims: xp.argmin(x, axis=axis, keepdims=keepdims),
+        family="reduction", batch=lambda p: reduction(p, arg=True))
+defprim("all", lambda xp, x, *, axis, keepdims: xp.all(x, axis=axis, keepdims=keepdims),
+        family="reduction", batch=reduction)
+defprim("any", lambda xp, x, *, axis, keepdims: xp.any(x, axis=axis, keepdims=keepdims),
+        family="reduction", batch=reduction)

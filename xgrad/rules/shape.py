@@ -9,7 +9,7 @@ from .. import numpy as xnp
 from ..backends import dtype_in, is_inexact, is_complex, backend_of
 
 # ----- reshape / transpose / broadcast -----
-defprim("reshape", lambda xp, x, *, shape: xp.reshape(x, shape), linear=True,
+defprim("reshape", lambda xp, x, *, shape: xp.reshape(x, shape), family="shape", linear=True,
         vjp=lambda ans, x, *, shape: (lambda g, s=x.shape: xnp.reshape(g, s)),
         batch=B.reshape_rule)
 
@@ -21,13 +21,15 @@ def _inverse_perm(axes):
     return tuple(inv)
 
 
-defprim("permute_dims", lambda xp, x, *, axes: xp.permute_dims(x, axes), linear=True,
+defprim("permute_dims", lambda xp, x, *, axes: xp.permute_dims(x, axes),
+        family="shape", linear=True,
         vjp=lambda ans, x, *, axes: (lambda g, inv=_inverse_perm(axes): xnp.permute_dims(g, inv)),
         batch=B.permute_rule)
-defprim("broadcast_to", lambda xp, x, *, shape: xp.broadcast_to(x, shape), linear=True,
+defprim("broadcast_to", lambda xp, x, *, shape: xp.broadcast_to(x, shape),
+        family="shape", linear=True,
         vjp=lambda ans, x, *, shape: (lambda g, s=x.shape: xnp._unbroadcast(g, s)),
         batch=B.broadcast_rule)
-defprim("flip", lambda xp, x, *, axis: xp.flip(x, axis=axis), linear=True,
+defprim("flip", lambda xp, x, *, axis: xp.flip(x, axis=axis), family="shape", linear=True,
         vjp=lambda ans, x, *, axis: lambda g: xnp.flip(g, axis=axis),
         batch=B.axes_shift)
 
@@ -36,13 +38,14 @@ def _neg_shift(shift):
     return tuple(-s for s in shift) if isinstance(shift, tuple) else -shift
 
 
-defprim("roll", lambda xp, x, *, shift, axis: xp.roll(x, shift, axis=axis), linear=True,
+defprim("roll", lambda xp, x, *, shift, axis: xp.roll(x, shift, axis=axis),
+        family="shape", linear=True,
         vjp=lambda ans, x, *, shift, axis: lambda g: xnp.roll(g, _neg_shift(shift), axis=axis),
         batch=B.roll_rule)
-defprim("tril", lambda xp, x, *, k: xp.tril(x, k=k), linear=True,
+defprim("tril", lambda xp, x, *, k: xp.tril(x, k=k), family="shape", linear=True,
         vjp=lambda ans, x, *, k: lambda g: xnp.tril(g, k=k),
         batch=B.matrix_op)
-defprim("triu", lambda xp, x, *, k: xp.triu(x, k=k), linear=True,
+defprim("triu", lambda xp, x, *, k: xp.triu(x, k=k), family="shape", linear=True,
         vjp=lambda ans, x, *, k: lambda g: xnp.triu(g, k=k),
         batch=B.matrix_op)
 
@@ -73,7 +76,7 @@ def _concat_vjp(i, ans, *xs, axis):
     return vjp
 
 
-defprim("concat", lambda xp, *xs, axis: xp.concat(xs, axis=axis),
+defprim("concat", lambda xp, *xs, axis: xp.concat(xs, axis=axis), family="shape", linear=True,
         jvp=Variadic(_concat_jvp), vjp=Variadic(_concat_vjp), jvp_joint=_concat_jvp_joint,
         batch=B.concat_rule)
 
@@ -103,4 +106,4 @@ def _astype_vjp(ans, x, *, dtype, copy):
 
 
 defprim("astype", _astype_impl, jvp=_astype_jvp, vjp=_astype_vjp,
-        batch=B.elementwise)
+        family="elementwise", linear=True)

@@ -124,7 +124,7 @@ def _scipy_unary(name):
 
 def _row(name, impl, **kw):
     """An elementwise row (unary, or binary with broadcasting)."""
-    return defprim(name, impl, batch=_batching.elementwise, family="elementwise", **kw)
+    return defprim(name, impl, family="elementwise", **kw)
 
 
 # ----- error function and normal distribution -----
@@ -286,8 +286,8 @@ def _lse_vjp(ans, x, *, axis, keepdims):
 
 
 # d logsumexp = softmax: 0 (not nan) at entries -inf
-defprim("logsumexp", _lse_impl, jvp=_lse_jvp, vjp=_lse_vjp, domain=(-3.0, 3.0),
-        batch=_batching.reduction)
+defprim("logsumexp", _lse_impl, family="reduction", jvp=_lse_jvp, vjp=_lse_vjp,
+        domain=(-3.0, 3.0), batch=_batching.reduction)
 
 
 def _softmax_impl(xp, x, *, axis):
@@ -304,8 +304,8 @@ def _softmax_vjp(ans, x, *, axis):
     return lambda g: _softmax_jvp(g, ans, x, axis=axis)     # symmetric Jacobian
 
 
-defprim("softmax", _softmax_impl, jvp=_softmax_jvp, vjp=_softmax_vjp, domain=(-3.0, 3.0),
-        batch=_batching.axes_shift)
+defprim("softmax", _softmax_impl, family="special", jvp=_softmax_jvp, vjp=_softmax_vjp,
+        domain=(-3.0, 3.0), batch=_batching.axes_shift)
 
 
 def _log_softmax_impl(xp, x, *, axis):
@@ -325,5 +325,5 @@ def _log_softmax_vjp(ans, x, *, axis):
     return lambda g: xnp.subtract(g, xnp.multiply(s, xnp.sum(g, axis=axis, keepdims=True)))
 
 
-defprim("log_softmax", _log_softmax_impl, jvp=_log_softmax_jvp, vjp=_log_softmax_vjp,
-        domain=(-3.0, 3.0), batch=_batching.axes_shift)
+defprim("log_softmax", _log_softmax_impl, family="special", jvp=_log_softmax_jvp,
+        vjp=_log_softmax_vjp, domain=(-3.0, 3.0), batch=_batching.axes_shift)

@@ -15,12 +15,11 @@ import functools
 
 from ..core import Tracer, bind, current_trace, new_main, rematerialising
 from ..program import Var, eval_program, stage
+from ..rules._batching import move_to_front, moveaxis
+from ..rules.markers import checkpoint_name_p
 from .. import tree as _tree
 from ._api import fresh
 from ._call import Spec, bind_call, call_primitive, inexact, positional, touches, zeros
-# (after ._call, which imports xgrad.numpy: the rule modules need the namespace first)
-from ..rules._batching import move_to_front, moveaxis
-from ..rules.markers import checkpoint_name_p
 from . import checkpoint_policies
 from .jvp import JVPTracer, jvp_flat
 from .vjp import VJPTrace, vjp_flat, backward_pass

@@ -11,11 +11,10 @@ from __future__ import annotations
 import functools
 
 from ..core import bind
+from ..rules._batching import move_to_front
 from .. import tree as _tree
 from ._call import UserSpec, bind_call, call_primitive, inexact, is_value, positional, \
     transpose_linear, zeros
-# (after ._call, which imports xgrad.numpy: the rule modules need the namespace first)
-from ..rules._batching import move_to_front
 from .jvp import JVPTracer
 from .vmap import BatchTracer, vmap
 

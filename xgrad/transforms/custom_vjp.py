@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import functools
 
+from ..rules._batching import move_to_front
 from .. import numpy as xnp
 from .. import tree as _tree
 from ._api import fresh, fresh_tree
 from ._call import (DYN, UserSpec, bind_call, call_primitive, inexact, is_value, positional,
                     touches, transpose_linear, zeros)
-# (after ._call, which imports xgrad.numpy: the rule modules need the namespace first)
-from ..rules._batching import move_to_front
 from .jvp import JVPTracer
 from .vmap import BatchTracer, vmap
 

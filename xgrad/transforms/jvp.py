@@ -41,8 +41,10 @@ class JVPTrace(Trace):
     def process_primitive(self, prim, args, params):
         primals, tangents, _ = self.lower(args, prim)
         any_t = any(t is not None for t in tangents)
-        if prim.is_call:
-            return params["spec"].jvp(self, primals, tangents)
+        if prim.several_outputs:
+            if prim.is_call:
+                return params["spec"].jvp(self, primals, tangents)
+            return self._multiple(prim, primals, tangents, any_t, params)
         ans = prim.bind(*primals, **params)
         rules = prim.jvp
         if not any_t or rules is None:
@@ -73,6 +75,27 @@ class JVPTrace(Trace):
         if t_out.dtype != ans.dtype:
             t_out = xnp.astype(t_out, ans.dtype)
         return JVPTracer(self, ans, t_out)
+
+    def _multiple(self, prim, primals, tangents, any_t, params):
+        """A primitive with several results: each rule gives one tangent per
+        result (None: zero); the results without one are constants."""
+        outs = prim.bind(*primals, **params)
+        rules = prim.jvp
+        if not any_t or rules is None:
+            return outs
+        t_outs = [None] * len(outs)
+        for i, t in enumerate(tangents):
+            if t is None or rules[i] is None:
+                continue
+            cs = rules[i](t, outs, *primals, **params)
+            for k, c in enumerate(cs or ()):
+                if c is not None:
+                    if self.safe:
+                        c = nan_safe_result(prim, t, c)
+                    t_outs[k] = c if t_outs[k] is None else xnp.add(t_outs[k], c)
+        return [o if t is None or not is_inexact(o.dtype) else
+                JVPTracer(self, o, t if t.dtype == o.dtype else xnp.astype(t, o.dtype))
+                for o, t in zip(outs, t_outs)]
 
 
 def jvp_flat(f_flat, primals, tangents):

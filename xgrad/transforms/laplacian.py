@@ -9,6 +9,9 @@ For ``y = f(x_1, ..., x_n)``:
 is zero for linear primitives, ``f''(x) * sum_i J_i**2`` for elementwise ones
 (``f''`` from nested JVP rules), ``2 sum_i f(J_a,i, J_b,i)`` for bilinear ones
 (multiply, matmul), and a vmapped second directional derivative otherwise.
+Which case applies is read from the primitive's attributes (``linear``,
+``bilinear``, ``family``); a primitive with several results, and a call
+whose derivatives come from its rule (custom_jvp), go through ``jvp``.
 ``diag_hessian`` is the same pass keeping the directions apart.
 """
 from __future__ import annotations
@@ -20,18 +23,11 @@ from ..backends import is_inexact, backend_of
 from .. import numpy as xnp
 from .. import tree as _tree
 from ._api import as_primal, check_diff_input
+from .derived import hessian
 from .jvp import jvp
 from .vmap import vmap
 
 __all__ = ["laplacian", "diag_hessian"]
-
-# primitives whose second derivative vanishes (jointly linear in their inputs)
-_LINEAR = frozenset({
-    "add", "subtract", "negative", "positive", "conj", "real", "sum", "cumulative_sum",
-    "reshape", "permute_dims", "broadcast_to", "flip", "roll", "tril", "triu", "concat",
-    "astype", "getitem", "index_add", "index_set", "where", "stop_gradient", "debug_hook",
-    "debug_tangent_hook"})
-_BILINEAR = frozenset({"multiply", "matmul"})
 
 
 class LaplacianTracer(Tracer):
@@ -54,9 +50,10 @@ class LaplacianTrace(Trace):
 
     def process_primitive(self, prim, args, params):
         primals, derivs, traced = self.lower(args, prim)
-        if prim.is_call and prim.name == "custom_jvp_call":
-            return self._custom_jvp(prim, params, primals, derivs)
-        if prim.is_call:     # checkpoint / custom_vjp: run the function inline
+        if prim.several_outputs:
+            if prim.jvp_from_rule or prim.multiple_results:
+                return self._through_jvp(prim, params, primals, derivs)
+            # checkpoint / custom_vjp: run the function inline
             spec = params["spec"]
             ins = [LaplacianTracer(self, p, dv) if dv is not None else p
                    for p, dv in zip(primals, derivs)]
@@ -65,9 +62,8 @@ class LaplacianTrace(Trace):
         rules = prim.jvp
         if not traced or rules is None or not is_inexact(ans.dtype):
             return ans
-        from ..rules.elementwise import ELEMENTWISE
         live = [k for k, dv in enumerate(derivs) if dv is not None and rules[k] is not None]
-        if len(live) == 1 and prim.name in ELEMENTWISE and prim.name not in _LINEAR:
+        if len(live) == 1 and prim.family == "elementwise" and not prim.linear:
             return self._elementwise_one(prim, params, primals, derivs[live[0]], live[0], ans)
         J = L = None
         for k, dv in enumerate(derivs):
@@ -102,9 +98,11 @@ class LaplacianTrace(Trace):
                     xnp.multiply(d2, self._sumsq(Ja, Ja)))
         return LaplacianTracer(self, ans, (J, self._fit(L, ans, self.keep)))
 
-    def _custom_jvp(self, prim, params, primals, derivs):
-        """A custom_jvp function: first and second derivatives along the rows
-        come from its rule (through jvp), not from its code."""
+    def _through_jvp(self, prim, params, primals, derivs):
+        """First and second derivatives along the rows from nested ``jvp``
+        of the primitive: a custom_jvp function's come from its rule, not
+        from its code, and a primitive with several results gets them from
+        its JVP rules."""
         live = [k for k, dv in enumerate(derivs) if dv is not None]
         pts = tuple(primals[k] for k in live)
 
@@ -153,19 +151,21 @@ class LaplacianTrace(Trace):
         return p if self.keep else xnp.sum(p, axis=0)
 
     def _second_order(self, prim, params, primals, derivs, ans):
-        name = prim.name
         live = [k for k, dv in enumerate(derivs) if dv is not None and prim.jvp[k] is not None]
-        if name in _LINEAR:
+        if prim.linear:
             return None
-        if name in _BILINEAR:
+        if prim.bilinear:
             if len(live) < 2:
                 return None
-            a, b = (derivs[k][0] for k in live)
-            prod = vmap(lambda x, y: bind(prim, x, y, **params))(a, b)
-            prod = self._fit(prod, ans, True)
+            a, b = live
+
+            def both(x, y):
+                full = list(primals)
+                full[a], full[b] = x, y
+                return bind(prim, *full, **params)
+            prod = self._fit(vmap(both)(derivs[a][0], derivs[b][0]), ans, True)
             return 2.0 * (prod if self.keep else xnp.sum(prod, axis=0))
-        from ..rules.elementwise import ELEMENTWISE
-        if name in ELEMENTWISE:
+        if prim.family == "elementwise":
             total = None
             for i in live:
                 for j in live:
@@ -311,7 +311,6 @@ def laplacian(fun, argnums=0, method="forward"):
     if method == "forward":
         return _forward_laplacian(fun, argnums, False, "laplacian")
     if method == "hessian":
-        from .derived import hessian
 
         def lap(*args, **kwargs):
             x = _diff_arg(args, argnums, "laplacian")

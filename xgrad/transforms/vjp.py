@@ -156,7 +156,9 @@ class VJPTrace(Trace):
                 xp = False                     # a lower tracer, an unseen type, two backends
             else:
                 xp = ns
-        if prim.is_call:
+        if prim.several_outputs:
+            if prim.multiple_results:
+                return self._multiple(prim, args, primals, nodes, diff, params)
             return params["spec"].vjp(self, primals, nodes)
         if xp:
             ans = prim.impl(xp, *primals, **params)
@@ -212,6 +214,39 @@ class VJPTrace(Trace):
         self.tape.append((out, entries, prim))
         return VJPTracer(self, ans, out)
 
+    def _multiple(self, prim, args, primals, nodes, diff, params):
+        """A primitive with several results: one call record (``record_call``)
+        whose pull hands each staged rule the tuple of the results'
+        cotangents, zeros instantiated for those that got none."""
+        outs = bind(prim, *primals, **params)
+        rules = prim.vjp
+        if not diff or rules is None:
+            return outs
+        if self.copies is not None:
+            self._own(args, primals)
+        fns = []
+        for i, node in enumerate(nodes):
+            if node is not None and rules[i] is not None:
+                fn = rules[i](outs, *primals, **params)
+                if fn is not None:
+                    fns.append((node, fn, primals[i]))
+        if not fns:
+            return outs
+
+        def pull(gs):
+            gs = tuple(xnp._zeros_like(o) if g is None else g for o, g in zip(outs, gs))
+            safe = _core.safe_derivatives()
+            res = []
+            for node, fn, p in fns:
+                c = fn(gs)
+                if safe:
+                    c = _nan_safe_multiple(prim, gs, c)
+                if c is not None and (c.shape != p.shape or c.dtype != p.dtype):
+                    c = _fix(c, (p.shape, p.dtype))
+                res.append((node, c))
+            return res
+        return self.record_call(outs, pull)
+
     def _own(self, args, primals):
         """For ``vjp``, whose ``vjp_fn`` outlives the call (``copies`` is a
         dict while it traces): the plain arrays among a recorded operation's
@@ -252,6 +287,16 @@ def _fix(c, fix):
             c = xnp.real(c)
         c = xnp.astype(c, dtype_in(backend_of(c), dtype))
     return c
+
+
+def _nan_safe_multiple(prim, gs, c):
+    """NaN-safe mode (``nan_safe_result``) for a rule given several
+    cotangents: a non-finite ``c`` becomes zero only when all are zero."""
+    for g in gs:
+        z = nan_safe_result(prim, g, c)
+        if z is c:
+            return c
+    return z
 
 
 _CALL_RESULT = Named("cotangent returned by a custom rule or checkpoint")

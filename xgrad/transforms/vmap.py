@@ -68,17 +68,26 @@ class BatchTrace(Trace):
         vals, bdims, batched = self.lower(args, prim)
         if not batched:
             return prim.bind(*vals, **params)
-        if prim.is_call:
-            return params["spec"].batch(self, vals, bdims)
+        if prim.several_outputs:
+            if prim.is_call:
+                return params["spec"].batch(self, vals, bdims)
+            if prim.batch is None:
+                raise _no_rule(prim)
+            outs, bds = prim.batch(vals, bdims, **params)
+            return [o if bd is None else BatchTracer(self, o, bd) for o, bd in zip(outs, bds)]
         rule = prim.batch
         if rule is None:
-            raise NotImplementedError(
-                f"vmap: primitive {prim.name!r} has no batching rule; add `batch=` to its "
-                f"row in the rule table (xgrad/rules/)")
+            raise _no_rule(prim)
         out, bd = rule(vals, bdims, **params)
         if bd is None:
             return out
         return BatchTracer(self, out, bd)
+
+
+def _no_rule(prim):
+    return NotImplementedError(
+        f"vmap: primitive {prim.name!r} has no batching rule; add `batch=` to its "
+        f"row in the rule table (xgrad/rules/)")
 
 
 def _is_axis(s):
