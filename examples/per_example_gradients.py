@@ -74,9 +74,9 @@ def dp_gradient_loop(params, X, Y, clip):
     norms, clipped = [], []
     for x, y in zip(X, Y):
         g = g_fn(params, x, y)
-        n = float(np.sqrt(sum(np.sum(l ** 2) for l in xgrad.tree.leaves(g))))
+        n = float(np.sqrt(sum(np.sum(leaf ** 2) for leaf in xgrad.tree.leaves(g))))
         norms.append(n)
-        clipped.append(xgrad.tree.map(lambda l: l * min(1.0, clip / n), g))
+        clipped.append(xgrad.tree.map(lambda leaf: leaf * min(1.0, clip / n), g))
     mean = xgrad.tree.map(lambda *ls: np.mean(np.stack(ls), axis=0), *clipped)
     return mean, np.array(norms)
 

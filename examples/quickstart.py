@@ -35,7 +35,8 @@ def main():
     force = lambda x: -xgrad.grad(U)(x)
     print("spring energy U = k x^2 / 2, k = 2, at x = 1.5")
     print(f"  force     F = -dU/dx = {float(force(1.5)):g}   (pulls back towards x = 0)")
-    print(f"  stiffness dF/dx      = {float(xgrad.grad(force)(1.5)):g}   (-k: the restoring force grows linearly)\n")
+    print(f"  stiffness dF/dx      = {float(xgrad.grad(force)(1.5)):g}   "
+          "(-k: the restoring force grows linearly)\n")
 
     # 4. the mean-squared-error gradient of a linear model, against its closed form
     rng = np.random.default_rng(0)

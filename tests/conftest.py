@@ -1,6 +1,5 @@
 """Shared fixtures: a seeded RNG for every test, and ``xp``, the backend the
 test's arrays live on (numpy, array_api_strict, and cupy where installed)."""
-import importlib
 import os
 
 # Faster XLA compilation of the jax oracle (2-3x); only code generation changes,

@@ -10,7 +10,6 @@ import pytest
 
 import array_api_compat
 import xgrad
-import xgrad.numpy as xnp
 from helpers import assert_close, from_np
 
 

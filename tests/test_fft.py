@@ -5,7 +5,7 @@ import pytest
 
 import xgrad
 import xgrad.numpy as xnp
-from helpers import assert_close, from_np, to_np
+from helpers import assert_close, from_np
 
 CASES = [("fft", {}), ("fft", {"n": 8}), ("fft", {"n": 4, "norm": "ortho"}),
          ("ifft", {"norm": "forward"}), ("ifft", {"axis": 0}), ("rfft", {}), ("rfft", {"n": 9}),

@@ -121,7 +121,10 @@ def test_threads_do_not_mix_tapes():
 
     t1 = threading.Thread(target=work, args=("a", 2))
     t2 = threading.Thread(target=work, args=("b", 3))
-    t1.start(); t2.start(); t1.join(); t2.join()
+    t1.start()
+    t2.start()
+    t1.join()
+    t2.join()
     assert results == {"a": [4.0] * 3, "b": [12.0] * 3}
 
 

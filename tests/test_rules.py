@@ -27,7 +27,6 @@ Kinks are avoided when sampling (a ``valid`` predicate per case); the
 conventions at kinks have their own tests at the bottom.
 """
 import math
-import os
 
 
 import numpy as np

@@ -60,8 +60,8 @@ def _elementwise(value, d1, d2, shapes):
     J, T = np.zeros((m, n)), np.zeros((m, n, n))
     for k, ik in enumerate(maps):
         np.add.at(J, (rows, ik), np.broadcast_to(d1[k], value.shape).ravel())
-        for l, il in enumerate(maps):
-            np.add.at(T, (rows, ik, il), np.broadcast_to(d2[k][l], value.shape).ravel())
+        for j, il in enumerate(maps):
+            np.add.at(T, (rows, ik, il), np.broadcast_to(d2[k][j], value.shape).ravel())
     return value, J, T
 
 

@@ -478,7 +478,7 @@ def _loop_ref(f, args, in_axes, out_axes=0):
         if ax is None:
             return a
         if isinstance(ax, int):
-            return xgrad.tree.map(lambda l: np.take(l, b, axis=ax), a)
+            return xgrad.tree.map(lambda leaf: np.take(leaf, b, axis=ax), a)
         if isinstance(ax, dict):
             return {k: take(a[k], ax[k], b) for k in a}
         return type(a)(take(ai, axi, b) for ai, axi in zip(a, ax))
@@ -497,7 +497,7 @@ def _tree_close(actual, expected, rtol=1e-10, atol=1e-12):
 
 
 def _jax_tree(t):
-    return jax.tree_util.tree_map(lambda l: jnp.asarray(to_np(l)), t)
+    return jax.tree_util.tree_map(lambda leaf: jnp.asarray(to_np(leaf)), t)
 
 
 def _mlp_loss(ns):

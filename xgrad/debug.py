@@ -419,4 +419,5 @@ def grad_report(grads, vanishing=1e-8, exploding=1e3):
 
 def _tree_paths(tree):
     leaves, spec = _tree.flatten(tree)
-    return [("".join(f"[{k!r}]" for k in p) or "[]", l) for p, l in zip(spec.paths(), leaves)]
+    return [("".join(f"[{k!r}]" for k in p) or "[]", leaf)
+            for p, leaf in zip(spec.paths(), leaves)]

@@ -131,7 +131,7 @@ def clip(x, /, min=None, max=None):  # noqa: A002
 # helpers for axes
 
 def _ndim(x):
-    return _builtins.len(x.shape) if not type(x) in _SCALAR_TYPES else 0
+    return _builtins.len(x.shape) if type(x) not in _SCALAR_TYPES else 0
 
 
 def _norm_axis(axis, ndim, fname="axis"):
@@ -605,7 +605,8 @@ def _make_creation(default=None):
     def full(shape, fill_value, *, dtype=None, device=None):
         xp = _xp(dtype, device)
         if isinstance(fill_value, _Tracer):
-            return broadcast_to(asarray(fill_value, dtype=dtype), tuple(shape) if not isinstance(shape, int) else (shape,))
+            return broadcast_to(asarray(fill_value, dtype=dtype),
+                                tuple(shape) if not isinstance(shape, int) else (shape,))
         return xp.full(shape, fill_value, dtype=_dtype_in(xp, dtype), **_dev(xp, device))
 
     def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
@@ -1016,7 +1017,8 @@ _T.sum = lambda self, axis=None, keepdims=False: sum(self, axis=axis, keepdims=k
 _T.mean = lambda self, axis=None, keepdims=False: mean(self, axis=axis, keepdims=keepdims)
 _T.max = lambda self, axis=None, keepdims=False: max(self, axis=axis, keepdims=keepdims)
 _T.min = lambda self, axis=None, keepdims=False: min(self, axis=axis, keepdims=keepdims)
-_T.reshape = lambda self, *shape: reshape(self, shape[0] if _builtins.len(shape) == 1 and not isinstance(shape[0], int) else shape)
+_T.reshape = lambda self, *shape: reshape(
+    self, shape[0] if _builtins.len(shape) == 1 and not isinstance(shape[0], int) else shape)
 _T.astype = lambda self, dtype: astype(self, dtype)
 _T.transpose = lambda self, *axes: transpose(self, axes if axes else None)
 _T.dot = lambda self, other: dot(self, other)

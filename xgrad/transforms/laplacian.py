@@ -128,8 +128,8 @@ class LaplacianTrace(Trace):
             S = [xnp.sum(s, axis=0) for s in vmap(second)(*Js)]
         return [o if not is_inexact(o.dtype) else
                 LaplacianTracer(self, o, (self._fit(j, o, True),
-                                          self._fit(xnp.add(l, s), o, self.keep)))
-                for o, j, l, s in zip(outs, J, L, S)]
+                                          self._fit(xnp.add(lap, s), o, self.keep)))
+                for o, j, lap, s in zip(outs, J, L, S)]
 
     # ---- helpers -----------------------------------------------------------
     def _fit(self, t, ans, batched):
