@@ -39,28 +39,24 @@ def _layer(np_, name):
 
 
 
-def _xgrad_net(policy):
-    lay = xgrad.checkpoint(_layer(xnp, xgrad.checkpoint_name), policy=policy)
+def _net(np_, checkpoint, name, policy):
+    lay = checkpoint(_layer(np_, name), policy=policy)
 
     def net(x, w):
         h = x
         for _ in range(3):
             h = lay(h, w)
-        return xnp.sum(h ** 2)
+        return np_.sum(h ** 2)
     return net
+
+
+def _xgrad_net(policy):
+    return _net(xnp, xgrad.checkpoint, xgrad.checkpoint_name, policy)
 
 
 def _jax_net(jax, policy):
-    jnp = jax.numpy
     from jax.ad_checkpoint import checkpoint_name
-    lay = jax.checkpoint(_layer(jnp, checkpoint_name), policy=policy)
-
-    def net(x, w):
-        h = x
-        for _ in range(3):
-            h = lay(h, w)
-        return jnp.sum(h ** 2)
-    return net
+    return _net(jax.numpy, jax.checkpoint, checkpoint_name, policy)
 
 
 def test_jax_policy_names_exist():

@@ -22,8 +22,8 @@ from .. import tree as _tree
 from .vjp import vjp_flat, backward_pass
 from ._api import fresh
 
-__all__ = ["Spec", "UserSpec", "call_primitive", "bind_call", "positional", "transpose_linear",
-           "touches", "is_value", "zeros", "inexact", "DYN"]
+__all__ = ["Spec", "UserSpec", "CustomFunction", "call_primitive", "bind_call", "positional",
+           "transpose_linear", "touches", "is_value", "zeros", "inexact", "DYN"]
 
 
 def is_value(x):
@@ -167,6 +167,28 @@ class UserSpec(Spec):
 
     def impl(self, flat):
         return self.out_flat(self.f.fun(*self.full_args(flat)))
+
+
+class CustomFunction:
+    """What ``custom_vjp`` and ``custom_jvp`` share: the wrapped function,
+    its nondiff arguments, and a call that binds ``prim`` once the rule is
+    defined. Subclasses set ``prim``, ``spec_type`` and ``missing`` (the
+    message's end: what to call first), and say in ``_has_rule`` whether
+    the rule is defined."""
+
+    prim = spec_type = missing = None
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+
+    def __call__(self, *args, **kwargs):
+        if not self._has_rule():
+            raise AttributeError(f"{type(self).__name__} function {self.__name__} has no "
+                                 f"{self.missing.format(name=self.__name__)}")
+        args = positional(self.fun, args, kwargs)
+        return bind_call(self.prim, self.spec_type(self, args))
 
 
 def touches(outs, trace):

@@ -8,13 +8,11 @@ the forward Laplacian (the call primitive says ``jvp_from_rule``). Under
 """
 from __future__ import annotations
 
-import functools
-
 from ..core import bind
 from ..rules._batching import move_to_front
 from .. import tree as _tree
-from ._call import UserSpec, bind_call, call_primitive, inexact, is_value, positional, \
-    transpose_linear, zeros
+from ._call import (CustomFunction, UserSpec, call_primitive, inexact, is_value,
+                    transpose_linear, zeros)
 from .jvp import JVPTracer
 from .vmap import BatchTracer, vmap
 
@@ -24,7 +22,7 @@ custom_jvp_call_p = call_primitive("custom_jvp_call")
 custom_jvp_call_p.jvp_from_rule = True      # laplacian: derivatives from the rule
 
 
-class custom_jvp:
+class custom_jvp(CustomFunction):
     """A function with a hand-written JVP rule (JAX semantics); reverse mode
     transposes the rule, so both modes follow it to any order.
 
@@ -39,10 +37,10 @@ class custom_jvp:
     2.0
     """
 
+    missing = "JVP rule: call {name}.defjvp(rule) first"
+
     def __init__(self, fun, nondiff_argnums=()):
-        functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        CustomFunction.__init__(self, fun, nondiff_argnums)
         self.rule = None
 
     def defjvp(self, rule):
@@ -50,12 +48,8 @@ class custom_jvp:
         self.rule = rule
         return rule
 
-    def __call__(self, *args, **kwargs):
-        if self.rule is None:
-            raise AttributeError(f"custom_jvp function {self.__name__} has no JVP rule: call "
-                                 f"{self.__name__}.defjvp(rule) first")
-        args = positional(self.fun, args, kwargs)
-        return bind_call(custom_jvp_call_p, _JVPSpec(self, args))
+    def _has_rule(self):
+        return self.rule is not None
 
 
 class _JVPSpec(UserSpec):
@@ -124,3 +118,6 @@ class _JVPSpec(UserSpec):
         new.defjvp(rule_b)
         outs = new(*moved)
         return [BatchTracer(trace, o, 0) for o in outs]
+
+
+custom_jvp.prim, custom_jvp.spec_type = custom_jvp_call_p, _JVPSpec

@@ -11,14 +11,12 @@ still applies to the batched function.
 """
 from __future__ import annotations
 
-import functools
-
 from ..rules._batching import move_to_front
 from .. import numpy as xnp
 from .. import tree as _tree
 from ._api import fresh, fresh_tree
-from ._call import (DYN, UserSpec, bind_call, call_primitive, inexact, is_value, positional,
-                    touches, transpose_linear, zeros)
+from ._call import (DYN, CustomFunction, UserSpec, call_primitive, inexact, is_value, touches,
+                    transpose_linear, zeros)
 from .jvp import JVPTracer
 from .vmap import BatchTracer, vmap
 
@@ -27,7 +25,7 @@ __all__ = ["custom_vjp"]
 custom_vjp_call_p = call_primitive("custom_vjp_call")
 
 
-class custom_vjp:
+class custom_vjp(CustomFunction):
     """A function with a hand-written VJP (JAX semantics).
 
     >>> import xgrad, xgrad.numpy as xnp
@@ -43,10 +41,10 @@ class custom_vjp:
     1.0
     """
 
+    missing = "VJP: call {name}.defvjp(fwd, bwd) first"
+
     def __init__(self, fun, nondiff_argnums=()):
-        functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        CustomFunction.__init__(self, fun, nondiff_argnums)
         self.fwd = self.bwd = None
 
     def defvjp(self, fwd, bwd):
@@ -54,12 +52,8 @@ class custom_vjp:
         returns one cotangent per differentiable argument (None: zero)."""
         self.fwd, self.bwd = fwd, bwd
 
-    def __call__(self, *args, **kwargs):
-        if self.fwd is None:
-            raise AttributeError(f"custom_vjp function {self.__name__} has no VJP: call "
-                                 f"{self.__name__}.defvjp(fwd, bwd) first")
-        args = positional(self.fun, args, kwargs)
-        return bind_call(custom_vjp_call_p, _VJPSpec(self, args))
+    def _has_rule(self):
+        return self.fwd is not None
 
 
 class _VJPSpec(UserSpec):
@@ -155,3 +149,6 @@ class _VJPSpec(UserSpec):
         new.defvjp(fwd_b, bwd_b)
         outs = new(*moved)
         return [BatchTracer(trace, o, 0) for o in outs]
+
+
+custom_vjp.prim, custom_vjp.spec_type = custom_vjp_call_p, _VJPSpec
