@@ -1,0 +1,180 @@
+"""One harness for the jax.numpy functions of ``xgrad.numpy``: a module of
+cases (``tests/test_jnp_*.py``) lists ``CASES = [JCase(...), ...]`` and
+runs ``check(case, xp, jax)`` on each. A case is a function of a namespace,
+``fn(ns, *args)``, run with ``ns = xgrad.numpy`` on the ``xp`` backend and
+with ``ns = jax.numpy`` as the oracle. It checks, as the case says:
+
+- the value (and dtype) against jax, on plain arrays and on traced values;
+- reverse mode (a VJP with a random cotangent) and forward mode (a JVP with
+  a random tangent) against jax, w.r.t. the float arguments in ``diff``;
+- the second order (forward over reverse) against jax where ``order=2``;
+- ``vmap`` over a leading batch axis of the ``diff`` arguments against a
+  Python loop of the same function.
+
+``tools/coverage.py`` reads the ``CASES`` of these modules: a name is
+"tested at orders 1 and 2" when a case of that name has ``order=2``, and so
+on; keep ``name`` the jax.numpy name (``"linalg.norm"`` for submodules).
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import xgrad
+import xgrad.numpy as xnp
+from conftest import from_np, to_np
+
+
+@dataclasses.dataclass
+class JCase:
+    """``name``: the jax.numpy function (dotted for submodules); ``fn(ns,
+    *args)``: the call, on a namespace; ``args``: numpy arrays (or Python
+    values, passed as they are); ``diff``: indices of the arguments to
+    differentiate (default: every floating array); ``order``: 0 (values only:
+    integer or boolean output, or no derivative), 1, or 2; ``vmap``: test
+    vmap over the diff arguments; ``strict``: run on array_api_strict too
+    (composites of standard functions); ``rtol``/``atol``: tolerances;
+    ``id``: a suffix telling several cases of one name apart."""
+
+    name: str
+    fn: object
+    args: tuple
+    diff: tuple | None = None
+    order: int = 2
+    vmap: bool = True
+    strict: bool = True
+    rtol: float = 1e-10
+    atol: float = 1e-12
+    id: str = ""
+
+    def __post_init__(self):
+        self.args = tuple(self.args)
+        if self.diff is None:
+            self.diff = tuple(i for i, a in enumerate(self.args)
+                              if isinstance(a, np.ndarray) and a.dtype.kind in "fc")
+        if self.order == 0:
+            self.diff = ()
+
+    @property
+    def ident(self):
+        return f"{self.name}-{self.id}" if self.id else self.name
+
+
+def ids(cases):
+    return [c.ident for c in cases]
+
+
+def _leaves(out):
+    if isinstance(out, (tuple, list)):
+        return [x for o in out for x in _leaves(o)]
+    return [out]
+
+
+def _on(xp, a):
+    return from_np(xp, a) if isinstance(a, np.ndarray) else a
+
+
+def _assert_tree_close(got, want, case, what):
+    g, w = _leaves(got), _leaves(want)
+    assert len(g) == len(w), f"{case.ident}: {what}: {len(g)} outputs, jax has {len(w)}"
+    for k, (a, b) in enumerate(zip(g, w)):
+        b = np.asarray(b)
+        if b.dtype.kind == "V":          # jax's float0: the tangent of an integer output
+            continue
+        a = to_np(a)
+        assert a.shape == b.shape, f"{case.ident}: {what} output {k}: shape {a.shape} vs jax {b.shape}"
+        if b.dtype.kind in "fc":
+            np.testing.assert_allclose(a, b, rtol=case.rtol, atol=case.atol,
+                                       err_msg=f"{case.ident}: {what} output {k}")
+        else:
+            np.testing.assert_array_equal(a, b, err_msg=f"{case.ident}: {what} output {k}")
+
+
+def _split(case, args):
+    """``f(*diff_args)`` with the other arguments fixed."""
+    def f(*xs):
+        full = list(args)
+        for i, x in zip(case.diff, xs):
+            full[i] = x
+        return f.ns_fn(*full)
+    return f
+
+
+def check(case, xp, jax):
+    """Run every check the case asks for (see the module docstring)."""
+    if not case.strict and xp.__name__.startswith("array_api_strict"):
+        pytest.skip(f"{case.ident}: numpy-only (not a composite of standard functions)")
+    jnp = jax.numpy
+    args = [_on(xp, a) for a in case.args]
+    jargs = [jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in case.args]
+    want = case.fn(jnp, *jargs)
+    got = case.fn(xnp, *args)
+    _assert_tree_close(got, want, case, "value")
+    for a, b in zip(_leaves(got), _leaves(want)):       # dtypes follow jax (x64 on)
+        assert str(to_np(a).dtype) == str(np.asarray(b).dtype), \
+            f"{case.ident}: dtype {to_np(a).dtype} vs jax {np.asarray(b).dtype}"
+    if not case.diff:
+        return
+    rng = np.random.default_rng(1)
+    prim = [args[i] for i in case.diff]
+    jprim = [jargs[i] for i in case.diff]
+    f = _split(case, args)
+    f.ns_fn = lambda *a: case.fn(xnp, *a)
+    jf = _split(case, jargs)
+    jf.ns_fn = lambda *a: case.fn(jnp, *a)
+    # forward mode (and the value on traced values)
+    tans = [rng.standard_normal(np.shape(case.args[i])).astype(case.args[i].dtype)
+            for i in case.diff]
+    out, t_out = xgrad.jvp(f, tuple(prim), tuple(from_np(xp, t) for t in tans))
+    jout, jt_out = jax.jvp(jf, tuple(jprim), tuple(jnp.asarray(t) for t in tans))
+    _assert_tree_close(out, jout, case, "value under jvp")
+    _assert_tree_close(t_out, jt_out, case, "jvp")
+    # reverse mode: a random cotangent per float output
+    _, vjp_fn = xgrad.vjp(f, *prim)
+    _, jvp_fn = jax.vjp(jf, *jprim)
+    cts = [rng.standard_normal(np.shape(o)).astype(np.asarray(o).dtype)
+           if np.asarray(o).dtype.kind in "fc" else np.zeros(np.shape(o), jax.dtypes.float0)
+           for o in _leaves(jout)]
+    struct = jax.tree_util.tree_structure(jout)
+    ct_x = jax.tree_util.tree_unflatten(struct, [from_np(xp, c) if c.dtype.kind in "fc"
+                                                 else None for c in cts])
+    ct_j = jax.tree_util.tree_unflatten(struct, [jnp.asarray(c) if c.dtype.kind in "fc" else c
+                                                 for c in cts])
+    if isinstance(jout, list):
+        ct_x, ct_j = list(ct_x), list(ct_j)
+    _assert_tree_close(vjp_fn(_as_out(ct_x, out, xp)), jvp_fn(ct_j), case, "vjp")
+    if case.order >= 2:
+        # forward over reverse: d/dt of the VJP along the tangents
+        def g(*xs):
+            return xgrad.vjp(f, *xs)[1](_as_out(ct_x, out, xp))
+
+        def jg(*xs):
+            return jax.vjp(jf, *xs)[1](ct_j)
+        _, h = xgrad.jvp(g, tuple(prim), tuple(from_np(xp, t) for t in tans))
+        _, jh = jax.jvp(jg, tuple(jprim), tuple(jnp.asarray(t) for t in tans))
+        _assert_tree_close(h, jh, case, "second order (jvp of vjp)")
+    if case.vmap:
+        stacked = [np.stack([case.args[i], case.args[i] * 0.5 + 0.25]) for i in case.diff]
+        vout = xgrad.vmap(f)(*[from_np(xp, s) for s in stacked])
+        loop = [f(*[from_np(xp, s[k]) for s in stacked]) for k in range(2)]
+        for k in range(2):
+            _assert_tree_close(_index(vout, k), [to_np(x) for x in _leaves(loop[k])], case,
+                               f"vmap (element {k})")
+
+
+def _as_out(ct, out, xp):
+    """The cotangent tree with zeros for non-float outputs (xgrad wants
+    arrays of the output's dtype there)."""
+    if isinstance(out, (tuple, list)):
+        return type(out)(_as_out(c, o, xp) for c, o in zip(ct, out))
+    if ct is None:
+        return xnp.zeros_like(out)
+    return ct
+
+
+def _index(tree, k):
+    if isinstance(tree, (tuple, list)):
+        return [x for t in tree for x in _leaves(_index(t, k))]
+    return tree[k, ...]
