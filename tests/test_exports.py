@@ -47,6 +47,11 @@ def _foreign(mod):
             ok = True
         elif home == "xgrad.numpy" and n in _DTYPES:
             ok = True
+        elif home == "xgrad.numpy" and isinstance(v, type) and getattr(v, "__module__", "") \
+                .split(".")[0] == "numpy":
+            # numpy's scalar types, dtype class and ComplexWarning, re-exported
+            # as jax.numpy re-exports them (float_, generic, floating, dtype, ...)
+            ok = True
         else:
             m = getattr(v, "__module__", None) or ""
             ok = m == home or m.startswith(home + ".")

@@ -25,6 +25,12 @@ from . import testing
 from . import debug
 from . import optim
 from .testing import check_grads
+from .transforms.vectorize import vectorize as _vectorize
+
+# jnp.vectorize is vmap underneath: the namespace can't import the transforms
+# (layering), so the top layer attaches it.
+numpy.vectorize = _vectorize
+numpy.__all__ = sorted(set(numpy.__all__) | {"vectorize"})
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev",
            "hessian", "hvp", "vmap", "laplacian", "diag_hessian", "custom_vjp", "custom_jvp",
