@@ -39,6 +39,20 @@ CASES = [
           (_u(2, 3), 3), id="excluded"),
     JCase("vectorize", _vec()(lambda ns: lambda x: ns.floor(x * 10)),
           (_u(5),), order=0, id="int-valued"),
+    # dtype helpers and constructors: values only (no array argument to differentiate)
+    JCase("promote_types", lambda ns, a, b: np.asarray(str(ns.promote_types(a, b))),
+          ("int64", "float16"), order=0),
+    JCase("promote_types", lambda ns, a, b: np.asarray(str(ns.promote_types(a, b))),
+          ("uint32", "int8"), order=0, id="mixed-sign"),
+    JCase("issubdtype", lambda ns, a: ns.issubdtype(a, ns.floating), ("float32",), order=0),
+    JCase("iterable", lambda ns, x: ns.iterable(x), (_u(3),), order=0),
+    JCase("frombuffer", lambda ns, b: ns.frombuffer(b, dtype="int32", offset=4),
+          (np.arange(4, dtype=np.int32).tobytes(),), order=0),
+    JCase("fromstring", lambda ns, s: ns.fromstring(s, sep=","), ("1, 2.5",), order=0),
+    # jax.numpy.fromiter raises (unsafe under jit); the oracle is what its
+    # error message recommends, jnp.asarray(np.fromiter(...))
+    JCase("fromiter", lambda ns, n: ns.fromiter(range(n), float) if ns is xnp
+          else ns.asarray(np.fromiter(range(n), float)), (4,), order=0),
 ]
 
 

@@ -149,6 +149,9 @@ def _sample_args(section, name):
         "result_type": ((xnp.float32, xnp.float64), {}), "__array_namespace_info__": ((), {}),
         "full_like": ((X, 1.0), {}),
         "real": ((X + 1j * Y,), {}), "imag": ((X + 1j * Y,), {}), "conj": ((X + 1j * Y,), {}),
+        # jax.numpy names outside the standard
+        "dot": ((X, Y.T), {}), "invert": ((I32,), {}), "left_shift": ((I32, I32 % 3), {}),
+        "right_shift": ((I32, I32 % 3), {}), "transpose": ((X,), {}),
     }
     linalg = {
         "cross": ((V, V[::-1].copy()), {}), "matrix_power": ((M, 2), {}),
@@ -350,6 +353,339 @@ def tested(section, name, info, tables, calls):
 
 
 # --------------------------------------------------------------------------
+# jax.numpy: every public name, its exclusions, and what the tests cover
+
+_NO_DTYPE = "a dtype numpy and the array API backends lack (jax/ml_dtypes only)"
+_PRINT = "print options: how jax prints its arrays; xgrad's values are the backend's arrays"
+EXCLUDED = {
+    # I/O
+    "load": "I/O (numpy.load on files); use the backend's loader, then asarray",
+    "save": "I/O (jax re-exports numpy.save); use the backend's",
+    "savez": "I/O (jax re-exports numpy.savez); use the backend's",
+    "fromfile": "I/O (jax.numpy raises NotImplementedError too); read with the backend, then asarray",
+    # print options
+    "printoptions": _PRINT, "get_printoptions": _PRINT, "set_printoptions": _PRINT,
+    "array_repr": "printing: a string of a concrete array (jax re-exports numpy's); no traced meaning",
+    "array_str": "printing: a string of a concrete array (jax re-exports numpy's); no traced meaning",
+    # jax's own types and dtypes
+    "ufunc": "jax's ufunc class (jitted ufunc objects with .at/.reduce/.outer); xgrad's elementwise "
+             "functions are plain functions",
+    "frompyfunc": "makes a jax ufunc object from a Python function; use vectorize",
+    "bfloat16": _NO_DTYPE,
+    **{n: _NO_DTYPE for n in ("float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn",
+                              "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu",
+                              "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "int1", "int2",
+                              "int4", "uint1", "uint2", "uint4")},
+    # jax.Array methods of the jax runtime
+    **{f"ndarray.{n}": "JAX runtime (devices, sharding, host transfer): no numpy meaning"
+       for n in ("addressable_data", "addressable_shards", "committed", "copy_to_host_async",
+                 "global_shards", "is_fully_addressable", "is_fully_replicated", "sharding")},
+}
+INDEX_OBJECTS = {"r_", "c_", "s_", "index_exp", "mgrid", "ogrid"}
+
+
+def jnp_names():
+    """{section: [(name, kind)]}: jax.numpy (``main``), ``linalg``, ``fft``
+    and ``ndarray`` (jax.Array's public attributes); kind ``function``,
+    ``index`` (r_, s_, mgrid, ...), ``type`` (dtypes, scalar types, classes),
+    ``constant`` or ``method``."""
+    import types
+
+    import jax
+    import jax.numpy as jnp
+    out = {}
+    for section, mod in (("main", jnp), ("linalg", jnp.linalg), ("fft", jnp.fft)):
+        rows = []
+        for name in sorted(n for n in dir(mod) if not n.startswith("_")):
+            obj = getattr(mod, name)
+            if isinstance(obj, types.ModuleType):
+                continue
+            if name in INDEX_OBJECTS:
+                kind = "index"
+            elif isinstance(obj, type) or type(obj).__name__ == "_ScalarMeta":
+                kind = "type"
+            elif not callable(obj):
+                kind = "constant"
+            else:
+                kind = "function"
+            rows.append((name, kind))
+        out[section] = rows
+    out["ndarray"] = [(n, "method") for n in sorted(dir(jax.Array)) if not n.startswith("_")]
+    return out
+
+
+def _qualified(section, name):
+    return name if section == "main" else f"{section}.{name}"
+
+
+def load_case_tables(tdir=None):
+    """({jax.numpy name: [JCase]}, errors) from every ``tests/test_jnp_*.py``
+    found now (a module that is missing is simply not there; one that fails
+    to import is reported, not fatal)."""
+    import importlib.util
+    tdir = tdir or os.path.join(ROOT, "tests")
+    if tdir not in sys.path:
+        sys.path.insert(0, tdir)
+    cases, errors = {}, []
+    for fn in sorted(os.listdir(tdir)):
+        if not (fn.startswith("test_jnp_") and fn.endswith(".py")):
+            continue
+        try:
+            spec = importlib.util.spec_from_file_location(f"_coverage_{fn[:-3]}",
+                                                          os.path.join(tdir, fn))
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            table = getattr(mod, "CASES", [])
+        except Exception as e:  # noqa: BLE001
+            errors.append(f"{fn}: {type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}")
+            continue
+        for c in table:
+            cases.setdefault(c.name, []).append(c)
+    return cases, errors
+
+
+def case_status(cases):
+    """What a name's JCases test: {'values', 'order1', 'order2', 'vmap',
+    'strict'} (booleans). vmap runs only over differentiated arguments, so a
+    case of order 0 tests no batching."""
+    diff = [c for c in cases if c.order >= 1 and c.diff]
+    return {"values": bool(cases),
+            "order1": bool(diff),
+            "order2": any(c.order >= 2 for c in diff),
+            "vmap": any(c.vmap for c in diff),
+            "strict": any(c.strict for c in cases)}
+
+
+def _np_args(case):
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in case.args]
+
+
+def _case_derivative(case):
+    """'differentiable' / 'zero derivative' / '**JVP failed**: ...' for a
+    case with differentiated arguments (its own function and arguments)."""
+    args = _np_args(case)
+    rng = np.random.default_rng(5)
+    prim = tuple(args[i] for i in case.diff)
+    tans = tuple(rng.normal(size=np.shape(p)).astype(p.dtype) for p in prim)
+
+    def f(*xs):
+        full = list(args)
+        for i, x in zip(case.diff, xs):
+            full[i] = x
+        return case.fn(xnp, *full)
+    try:
+        _, t_out = xgrad.jvp(f, prim, tans)
+    except Exception as e:  # noqa: BLE001
+        return f"**JVP failed**: {type(e).__name__}: {str(e).splitlines()[0][:80] if str(e) else ''}"
+    nonzero = any(np.any(np.asarray(concrete(t)) != 0) for t in _leaves(t_out)
+                  if hasattr(t, "dtype") and np.asarray(concrete(t)).dtype.kind in "fc")
+    return "differentiable" if nonzero else "zero derivative"
+
+
+def _runs_on_strict(call):
+    """'runs (tool)' or 'no: <error>' for ``call(to_strict)``."""
+    try:
+        import array_api_strict as s
+    except ImportError:
+        return "-"
+    try:
+        call(lambda a: s.asarray(a) if isinstance(a, np.ndarray) else a)
+        return "runs (tool)"
+    except Exception as e:  # noqa: BLE001
+        return f"no: {type(e).__name__}: {str(e).splitlines()[0][:60] if str(e) else ''}"
+
+
+def _short(derivative):
+    """The classify() text, short, for the jax.numpy table."""
+    d = derivative
+    for key, short in (("non-differentiable", "no (int/bool output)"),
+                       ("no derivative (no array", "n/a (no array argument)"),
+                       ("no float input", "n/a (no float input)"),
+                       ("zero derivative", "zero"), ("differentiable", "yes")):
+        if d.startswith(key) or (key == "differentiable" and d.startswith("differentiable")):
+            return short
+    return d
+
+
+def jnp_row(section, name, kind, cases, std_info=None, tables=None):
+    """One row of the jax.numpy table: a dict with 'present', 'excluded'
+    (reason or ''), 'derivative', and 'values', 'order1', 'order2', 'vmap',
+    'strict' ('yes', 'rows' (through the rows of the rule table it binds,
+    tested in test_rules/test_vmap), 'n/a', 'runs (tool)', or '')."""
+    q = _qualified(section, name)
+    tables = tables or {"rules": set(), "no_derivative": set(), "vmap": set(), "ns_diff": set(),
+                        "ns_vmap": set(), "ns_values": set()}
+    if section == "ndarray":
+        present = hasattr(Tracer, name)
+    else:
+        mod = xnp if section == "main" else getattr(xnp, section, None)
+        present = mod is not None and hasattr(mod, name)
+    row = {"present": present, "excluded": EXCLUDED.get(q, ""), "derivative": "",
+           "values": "", "order1": "", "order2": "", "vmap": "", "strict": ""}
+    if not present or kind in ("type", "constant", "index"):
+        if present and kind == "index":
+            row["values"] = "yes" if cases else ""
+        return row
+    st = case_status(cases)
+    info = std_info
+    if info is None and section in ("main", "linalg", "fft") and kind == "function":
+        info = classify(section, name)
+    prims = (info or {}).get("prims", [])
+    diff_cases = [c for c in cases if c.order >= 1 and c.diff]
+    measured = _short(info["derivative"]) if info is not None else ""
+    if "sample call failed" in measured:
+        measured = ""
+    if diff_cases:
+        row["derivative"] = _short(_case_derivative(diff_cases[0]))
+    elif measured:
+        row["derivative"] = measured
+    elif cases:
+        row["derivative"] = "n/a (order-0 cases only)"
+    else:
+        row["derivative"] = "? (no case; the tool's sample call failed)"
+    differentiable = row["derivative"] in ("yes", "zero") or bool(diff_cases)
+    one_row = len(prims) == 1 and prims[0] in (name, f"{section}_{name}", f"{section}.{name}")
+    rows_tested = bool(prims) and all(p in tables["rules"] or p in tables["no_derivative"]
+                                      for p in prims)
+    in_ns = section == "main" and name
+    # values
+    if st["values"] or (in_ns in tables["ns_values"] | tables["ns_diff"] | tables["ns_vmap"]):
+        row["values"] = "yes"
+    elif one_row and prims[0] in tables["rules"] | tables["vmap"]:
+        row["values"] = "yes"
+    elif rows_tested:
+        row["values"] = "rows"
+    # orders 1 and 2 (test_rules and test_namespace's DIFF_CASES test both)
+    if not differentiable:
+        row["order1"] = row["order2"] = "n/a" if row["derivative"] else ""
+    else:
+        direct = in_ns in tables["ns_diff"] or (one_row and prims[0] in tables["rules"])
+        for k in ("order1", "order2"):
+            row[k] = "yes" if st[k] or direct else ("rows" if rows_tested else "")
+    # batching
+    if st["vmap"] or in_ns in tables["ns_vmap"] or (one_row and prims[0] in tables["vmap"]):
+        row["vmap"] = "yes"
+    elif prims and all(p in tables["vmap"] for p in prims):
+        row["vmap"] = "rows"
+    # array_api_strict: a case that runs there, test_rules (runs every row there), or try it
+    if st["strict"] or (one_row and prims[0] in tables["rules"]):
+        row["strict"] = "yes"
+    elif cases:
+        c = cases[0]
+        row["strict"] = _runs_on_strict(lambda to: c.fn(xnp, *[to(a) for a in _np_args(c)]))
+    elif section in ("main", "linalg", "fft"):
+        f = _lookup(section, name)
+        args, kwargs = _sample_args(section, name)
+        row["strict"] = _runs_on_strict(lambda to: f(*_map_arrays(args, to), **kwargs))
+        if row["strict"].startswith("no") and row["values"] == "rows":
+            row["strict"] = "rows" if prims and all(p in tables["rules"] for p in prims) \
+                else row["strict"]
+    return row
+
+
+def _section_of(q):
+    head = q.split(".")[0]
+    return head if "." in q and head in ("linalg", "fft", "ndarray") else "main"
+
+
+def summarize(rows):
+    """Counts over {qualified name: row}: present, tested at order 1 and 2,
+    vmap, strict, excluded, missing (neither present nor excluded)."""
+    def n(pred):
+        return sum(1 for r in rows.values() if pred(r))
+    return {"names": len(rows),
+            "present": n(lambda r: r["present"]),
+            "differentiable": n(lambda r: r["derivative"] in ("yes", "zero")),
+            "values": n(lambda r: r["present"] and r["values"] in ("yes", "rows")),
+            "order1": n(lambda r: r["order1"] in ("yes", "rows")),
+            "order2": n(lambda r: r["order2"] in ("yes", "rows")),
+            "vmap": n(lambda r: r["vmap"] in ("yes", "rows")),
+            "strict": n(lambda r: r["strict"] in ("yes", "rows", "runs (tool)")),
+            "excluded": n(lambda r: bool(r["excluded"])),
+            "missing": n(lambda r: not r["present"] and not r["excluded"])}
+
+
+def jnp_report(std_infos=None, tables=None):
+    """(lines, summary) of the jax.numpy part of the report."""
+    import jax
+    jax.config.update("jax_enable_x64", True)
+    names = jnp_names()
+    cases, errors = load_case_tables()
+    tables = tables or test_tables()
+    std_infos = std_infos or {}
+    rows, body = {}, []
+    titles = {"main": "`jax.numpy`", "linalg": "`jax.numpy.linalg`", "fft": "`jax.numpy.fft`",
+              "ndarray": "`jax.Array` methods and attributes (on traced values)"}
+    for section in ("main", "linalg", "fft", "ndarray"):
+        funcs = [(n, k) for n, k in names[section] if k != "type"]
+        body += [f"### {titles[section]}", "",
+                 "| name | present | derivative | values | order 1 | order 2 | vmap | "
+                 "array_api_strict |", "|---|---|---|---|---|---|---|---|"]
+        for name, kind in funcs:
+            q = _qualified(section, name) if section != "ndarray" else f"ndarray.{name}"
+            r = jnp_row(section, name, kind, cases.get(q, []), std_infos.get((section, name)),
+                        tables)
+            rows[q] = r
+            pres = "yes" if r["present"] else ("excluded" if r["excluded"] else "**missing**")
+            kind_note = f" ({kind})" if kind not in ("function", "method") else ""
+            cells = [r[k] for k in ("derivative", "values", "order1", "order2", "vmap", "strict")]
+            body.append(f"| `{name}`{kind_note} | {pres} | " + " | ".join(
+                c.replace("|", "/") for c in cells) + " |")
+        body.append("")
+    types_ = [(s, n) for s in ("main", "linalg", "fft") for n, k in names[s] if k == "type"]
+    body += ["### Dtype and type names", "", "| name | present | note |", "|---|---|---|"]
+    for section, name in types_:
+        q = _qualified(section, name)
+        r = jnp_row(section, name, "type", [], None, tables)
+        rows[q] = r
+        pres = "yes" if r["present"] else ("excluded" if r["excluded"] else "**missing**")
+        obj = getattr(xnp, name, None)
+        note = f"`{getattr(obj, '__module__', '')}.{getattr(obj, '__name__', name)}`" \
+            if r["present"] else ""
+        body.append(f"| `{name}` | {pres} | {note} |")
+    body.append("")
+    body += ["### Exclusions", "", "| name | reason |", "|---|---|"]
+    body += [f"| `{n}` | {why} |" for n, why in sorted(EXCLUDED.items()) if n in rows]
+    body.append("")
+    s = summarize(rows)
+    table = ["| part | names | present | differentiable | values | order 1 | order 2 | vmap | "
+             "strict | excluded | missing |", "|---|" + "---|" * 10]
+    for section in ("main", "linalg", "fft", "ndarray", "types"):
+        if section == "types":
+            part = {q: r for q, r in rows.items() if q in {_qualified(a, b) for a, b in types_}}
+        else:
+            part = {q: r for q, r in rows.items() if _section_of(q) == section
+                    and (section, q.split(".")[-1]) not in {(a, b) for a, b in types_}}
+        c = summarize(part)
+        title = "dtype/type names" if section == "types" else titles[section]
+        table.append(f"| {title} | " + " | ".join(str(c[k]) for k in (
+            "names", "present", "differentiable", "values", "order1", "order2", "vmap", "strict",
+            "excluded", "missing")) + " |")
+    lines = ["## jax.numpy coverage", ""] + table + ["",
+             "A row per public name of `jax.numpy`, `jax.numpy.linalg`, `jax.numpy.fft` "
+             f"(jax {jax.__version__}) and of `jax.Array`. *derivative*: does `xgrad.jvp` give a "
+             "non-zero tangent (on the first differentiable case of tests/test_jnp_*.py, else "
+             "on the tool's sample input). *values*, *order 1*, *order 2*, *vmap*: the "
+             "tests/test_jnp_*.py cases (`JCase`: value and dtype, JVP and VJP, forward over "
+             "reverse, vmap against a loop, all against jax), tests/test_namespace.py's tables "
+             "and, for a function that is one row of the rule table, tests/test_rules.py and "
+             "tests/test_vmap.py; *rows*: the function is a composite whose rows are all tested "
+             "there. *array_api_strict*: a case that runs there (or a test_rules row), else "
+             "*runs (tool)* when the tool ran the function on array_api_strict arrays.", ""]
+    if errors:
+        lines += ["Case tables that could not be read: " + "; ".join(errors), ""]
+    return lines, body, s
+
+
+def _summary_line(s):
+    return (f"**jax.numpy**: {s['names']} names; {s['present']} present "
+            f"({s['differentiable']} differentiable), "
+            f"{s['values']} values tested, {s['order1']} tested at order 1, "
+            f"{s['order2']} at order 2, {s['vmap']} vmap, {s['strict']} on array_api_strict, "
+            f"{s['excluded']} excluded, {s['missing']} missing.")
+
+
+# --------------------------------------------------------------------------
 # conformance (array-api-tests)
 
 def parse_junit(path):
@@ -411,10 +747,7 @@ def render(conformance):
     tables = test_tables()
     calls = mentions()
     lines = [
-        "# Array API coverage of `xgrad.numpy`",
-        "",
-        "Generated by `python tools/coverage.py` from the rule table, the namespace itself "
-        "and the test modules; do not edit by hand.",
+        "## Array API coverage",
         "",
         f"* `xgrad.numpy.__array_api_version__` = `{xnp.__array_api_version__}`",
         "* Names of the standard: array_api_strict "
@@ -435,6 +768,7 @@ def render(conformance):
         lines += ["Test tables that could not be read: " + "; ".join(tables["errors"]), ""]
     summary = []
     body = []
+    infos = {}
     for section in ("main", "linalg", "fft", "special"):
         rows = names[section]
         title = {"main": "Main namespace", "linalg": "`linalg` extension",
@@ -451,6 +785,7 @@ def render(conformance):
                 info = {"status": "yes" if ok else "missing", "derivative": f"({kind})", "prims": []}
             else:
                 info = classify(section, name)
+                infos[(section, name)] = info
             ok = info["status"] == "yes"
             if not later:
                 std += 1
@@ -460,10 +795,17 @@ def render(conformance):
                         f"{'yes' if ok else '**missing**'} | {info['derivative']} | {t} |")
         body.append("")
         summary.append(f"| {title} | {have} / {std} |")
-    lines += ["## Summary", "", "| part | 2024.12 names implemented |", "|---|---|"] + summary + [""]
-    lines += body
-    lines += _render_conformance(conformance)
-    return "\n".join(lines) + "\n"
+    lines += ["### Summary", "", "| part | 2024.12 names implemented |", "|---|---|"] + summary + [""]
+    lines += [b.replace("## ", "### ", 1) if b.startswith("## ") else b for b in body]
+    jlines, jbody, jsum = jnp_report(infos, tables)
+    head = ["# Coverage of `xgrad.numpy`", "",
+            "Generated by `python tools/coverage.py` from the rule table, the namespace itself "
+            "and the test modules; do not edit by hand.", "",
+            _summary_line(jsum), "",
+            f"**Array API {VERSION}**: " + ", ".join(
+                f"{t.split('|')[1].strip()} {t.split('|')[2].strip()}" for t in summary) + ".", ""]
+    out = head + jlines + jbody + lines + _render_conformance(conformance)
+    return "\n".join(out) + "\n"
 
 
 def _render_conformance(conf):
