@@ -140,6 +140,16 @@ def homes(modules):
 _objects = {}
 
 
+def _foreign_class(obj):
+    """A class xgrad re-exports from numpy (dtypes, scalar types, ComplexWarning)."""
+    return inspect.isclass(obj) and (getattr(obj, "__module__", "") or "").split(".")[0] == "numpy"
+
+
+def _foreign_text(obj):
+    return (f"numpy's ``{obj.__module__}.{obj.__name__}``, re-exported (as jax.numpy "
+            "re-exports numpy's types).")
+
+
 def module_page(mname, mod, home):
     lines = [f".. _api-{mname}:", "", heading(f"``{mname}``", "="),
              f".. automodule:: {mname}", "   :no-members:", ""]
@@ -163,6 +173,8 @@ def module_page(mname, mod, home):
         obj = getattr(mod, n)
         hm, hn = home[id(obj)]
         text = summary(obj) or "(no docstring)"
+        if _foreign_class(obj):
+            text = _foreign_text(obj)
         if (hm, hn) != (mname, n):
             text = f"The same object as :py:obj:`{hm}.{hn}`."
         rows.append(f"   * - :py:obj:`~{mname}.{n}`\n     - {text}")
@@ -179,6 +191,10 @@ def module_page(mname, mod, home):
             role = "obj"
             lines += [f".. {directive}:: {n}", "",
                       f"   The same object as :py:{role}:`{hm}.{hn}`.", ""]
+        elif _foreign_class(obj):
+            # numpy's types (their docstrings are numpy's RST, with numpy's labels)
+            directive = "py:exception" if k == "exc" else "py:class"
+            lines += [f".. {directive}:: {n}", "", f"   {_foreign_text(obj)}", ""]
         elif k in ("class", "exc"):
             auto = "autoexception" if k == "exc" else "autoclass"
             lines += [f".. {auto}:: {n}", "   :members:", ""]
