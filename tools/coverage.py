@@ -601,7 +601,7 @@ def summarize(rows):
             "order2": n(lambda r: r["order2"] in ("yes", "rows")),
             "vmap": n(lambda r: r["vmap"] in ("yes", "rows")),
             "strict": n(lambda r: r["strict"] in ("yes", "rows", "runs (tool)")),
-            "excluded": n(lambda r: bool(r["excluded"])),
+            "excluded": n(lambda r: bool(r["excluded"]) and not r["present"]),
             "missing": n(lambda r: not r["present"] and not r["excluded"])}
 
 
@@ -674,6 +674,10 @@ def jnp_report(std_infos=None, tables=None):
              "*runs (tool)* when the tool ran the function on array_api_strict arrays.", ""]
     if errors:
         lines += ["Case tables that could not be read: " + "; ".join(errors), ""]
+    unknown = sorted(set(cases) - set(rows))
+    if unknown:
+        lines += ["Case names that are not jax.numpy names (so no row counts them): "
+                  + ", ".join(f"`{n}`" for n in unknown), ""]
     return lines, body, s
 
 
