@@ -25,8 +25,8 @@ from ..core import Tracer as _Tracer, concrete as _concrete
 from ..backends import backend_of as _backend_of
 from . import (_device_of, _getitem, _index_set, _zeros_as, arange as _arange,
                asarray as _asarray, astype as _astype, broadcast_to as _broadcast_to,
-               concat as _concat, expand_dims as _expand_dims, eye as _eye, flip as _flip,
-               floor_divide as _floor_divide, float64 as _float64, int64 as _int64,
+               concat as _concat, divide as _divide, expand_dims as _expand_dims, eye as _eye, flip as _flip,
+               floor_divide as _floor_divide, float32 as _float32, float64 as _float64, int64 as _int64,
                isdtype as _isdtype, linspace as _linspace, log10 as _log10, max as _max,
                mean as _mean,
                min as _min, multiply as _multiply, permute_dims as _permute_dims,
@@ -54,6 +54,20 @@ def _arr(a):
     if isinstance(a, _Tracer) or hasattr(a, "__array_namespace__"):
         return a
     return _asarray(a)
+
+
+def _on(x, v, dtype=None):
+    """``v`` (a Python scalar or host array, or an array) on the backend and
+    device of ``x``; arrays and traced values as they are."""
+    if isinstance(v, _Tracer) or (hasattr(v, "__array_namespace__")
+                                   and not isinstance(v, _onp.ndarray)):
+        return v
+    xp = _backend_of(x)
+    h = _onp.asarray(v)
+    if dtype is None and h.dtype.kind in "biufc" and not isinstance(v, _onp.ndarray):
+        dtype = x.dtype if _onp.ndim(v) == 0 else None
+    out = xp.asarray(h, device=_device_of(x))
+    return out if dtype is None or out.dtype == dtype else xp.astype(out, dtype)
 
 
 def _axis(axis, ndim, fname):
@@ -444,7 +458,7 @@ def tri(N, M=None, k=0, dtype=None):
     """Ones at and below the ``k``-th diagonal of an ``N`` x ``M`` array."""
     M = N if M is None else M
     t = _onp.arange(N)[:, None] + k >= _onp.arange(M)[None, :]
-    return _asarray(t, dtype=_float64 if dtype is None else dtype)
+    return _asarray(t, dtype=_float32 if dtype is None else dtype)   # float32, as jax
 
 
 def identity(n, dtype=None):
@@ -520,7 +534,8 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
                          "inplace=False to get an updated copy")
     if wrap:
         raise NotImplementedError("fill_diagonal: wrap=True is not supported, as in jax")
-    a, val = _arr(a), _arr(val)
+    a = _arr(a)
+    val = _on(a, val, a.dtype)
     if a.ndim < 2:
         raise ValueError("fill_diagonal: the array must be at least 2-D")
     if a.ndim > 2 and len(set(a.shape)) != 1:
@@ -579,7 +594,8 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
 def insert(arr, obj, values, axis=None):
     """``arr`` with ``values`` inserted before the indices ``obj`` along ``axis``
     (flattened when None); differentiable in both."""
-    a, values = _arr(arr), _arr(values)
+    a = _arr(arr)
+    values = _on(a, values, a.dtype)
     if axis is None:
         a, axis = _flat(a), 0
     axis = _axis(axis, a.ndim, "insert")
@@ -628,7 +644,8 @@ def put(a, ind, v, mode=None, *, inplace=True):
     length of ``ind``); functional, as in jax: pass ``inplace=False``.
     ``mode``: None (out-of-range positions are dropped), ``"clip"`` or ``"wrap"``."""
     _check_inplace(inplace, "put")
-    a, v = _arr(a), _flat(_arr(v))
+    a = _arr(a)
+    v = _flat(_on(a, v, a.dtype))
     ind = _host(ind, "put", "ind").ravel().astype(_onp.int64)
     size = _math.prod(a.shape)
     if not size or not ind.size or not v.shape[0]:
@@ -657,7 +674,8 @@ def place(arr, mask, vals, *, inplace=True):
     """``arr`` with the entries where ``mask`` is true set to ``vals`` in
     order (repeated as needed); functional, as in jax: pass ``inplace=False``."""
     _check_inplace(inplace, "place")
-    a, vals = _arr(arr), _flat(_arr(vals))
+    a = _arr(arr)
+    vals = _flat(_on(a, vals, a.dtype))
     m = _host(mask, "place", "mask").ravel().astype(bool)
     if m.size != _math.prod(a.shape):
         raise ValueError("place: arr and mask must have the same size")
@@ -676,7 +694,8 @@ def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
     """``arr`` with ``values`` written at ``indices`` along ``axis`` (the
     transpose of ``take_along_axis``); functional, as in jax: pass ``inplace=False``."""
     _check_inplace(inplace, "put_along_axis")
-    a, values = _arr(arr), _arr(values)
+    a = _arr(arr)
+    values = _on(a, values, a.dtype)
     shape = tuple(a.shape)
     if axis is None:
         a, axis = _flat(a), 0
@@ -816,10 +835,12 @@ def _lin(start, stop, num, endpoint, dt, axis):
     bshape = _onp.broadcast_shapes(tuple(start.shape), tuple(stop.shape))
     xp = _backend_of(start)
     tt = xp.asarray(_onp.reshape(t, (num,) + (1,) * len(bshape)), dtype=dt)
-    out = _expand_dims(start, axis=0) + (_expand_dims(stop, axis=0) - _expand_dims(start, axis=0)) * tt
+    s0, s1 = _expand_dims(start, axis=0), _expand_dims(stop, axis=0)
+    out = s0 + (s1 - s0) * tt
     out = _broadcast_to(out, (num,) + tuple(bshape))
     if endpoint and num > 1:
-        out = _concat([out[:-1], _expand_dims(_broadcast_to(stop, tuple(bshape)), axis=0)], axis=0)
+        last = _expand_dims(_broadcast_to(stop, tuple(bshape)), axis=0)
+        out = _concat([_sl(out, 0, 0, num - 1), last], axis=0)
     return _moveaxis(out, 0, _axis(axis, out.ndim, "linspace")) if axis else out
 
 
@@ -843,8 +864,9 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     cdt = dt if _isdtype(dt, ("real floating", "complex floating")) else _float64
     start, stop = _astype(start, cdt), _astype(stop, cdt)
     s = _sign(start)
-    out = s * logspace(_log10(start / s), _log10(stop / s), num, endpoint=endpoint,
-                       base=10.0, dtype=cdt, axis=0)
+    lg = logspace(_log10(_divide(start, s)), _log10(_divide(stop, s)), num, endpoint=endpoint,
+                  base=10.0, dtype=cdt, axis=0)
+    out = _multiply(s, lg)
     out = _moveaxis(out, 0, _axis(axis, out.ndim, "geomspace")) if axis else out
     return out if out.dtype == dt else _astype(out, dt)
 
@@ -918,8 +940,18 @@ def _pad_constant(x, pw, cv):
     if isinstance(cv, (int, float, complex, bool)) and not isinstance(cv, _onp.ndarray):
         pairs = [(cv, cv)] * x.ndim
     else:
-        c = _arr(cv)
-        if c.ndim == 0:
+        if not (isinstance(cv, _Tracer) or hasattr(cv, "__array_namespace__")) \
+                or isinstance(cv, _onp.ndarray):
+            h = _onp.asarray(cv)
+            if h.shape not in ((), (1,), (2,), (1, 1), (1, 2), (x.ndim, 1), (x.ndim, 2)):
+                raise ValueError(f"pad: constant_values has unsupported shape {h.shape}")
+            pairs = [tuple(p) for p in _onp.broadcast_to(h, (x.ndim, 2)).tolist()]
+            c = None
+        else:
+            c = cv
+        if c is None:
+            pass
+        elif c.ndim == 0:
             pairs = [(c, c)] * x.ndim
         else:
             if c.shape[-1] not in (1, 2) or c.ndim > 2:
@@ -1191,6 +1223,9 @@ class _AxisConcat:
                 except ValueError as e:
                     raise ValueError(f"could not understand directive {directive!r}") from e
         axis, ndmin, trans1d, matrix = params
+        # the items' backend: the first traced value or array not numpy's
+        ref = next((k for k in key if isinstance(k, _Tracer) or (
+            hasattr(k, "__array_namespace__") and not isinstance(k, _onp.ndarray))), None)
         out = []
         for item in key:
             if isinstance(item, slice):
@@ -1200,6 +1235,8 @@ class _AxisConcat:
             else:
                 obj = _arr(item)
                 item_nd = obj.ndim
+            if ref is not None and isinstance(obj, _onp.ndarray):
+                obj = _backend_of(ref).asarray(obj, device=_device_of(ref))
             if obj.ndim < ndmin:
                 obj = _reshape(obj, (1,) * (ndmin - obj.ndim) + tuple(obj.shape))
             if trans1d != -1 and ndmin - item_nd > 0:
