@@ -149,7 +149,7 @@ def _stat_median(x, axis):
 # --------------------------------------------------------------------------
 # at-least-n-d, stacking, splitting
 
-def _atleast(arys, nd, where_):
+def _atleast(arys, nd):
     out = []
     for a in arys:
         a = _arr(a)
@@ -168,18 +168,18 @@ def _atleast(arys, nd, where_):
 
 def atleast_1d(*arys):
     """``arys`` with at least one dimension (one array, or a list for several)."""
-    return _atleast(arys, 1, None)
+    return _atleast(arys, 1)
 
 
 def atleast_2d(*arys):
     """``arys`` with at least two dimensions (a 1-D ``(n,)`` becomes ``(1, n)``)."""
-    return _atleast(arys, 2, None)
+    return _atleast(arys, 2)
 
 
 def atleast_3d(*arys):
     """``arys`` with at least three dimensions (``(n,)`` becomes ``(1, n, 1)``,
     ``(m, n)`` becomes ``(m, n, 1)``)."""
-    return _atleast(arys, 3, None)
+    return _atleast(arys, 3)
 
 
 def _seq(tup):
@@ -530,8 +530,8 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
     """``a`` with ``val`` written on its main diagonal (functional, as in jax:
     pass ``inplace=False``; ``val`` is repeated along the diagonal)."""
     if inplace:
-        raise ValueError("fill_diagonal: xgrad arrays are not written in place; pass "
-                         "inplace=False to get an updated copy")
+        raise NotImplementedError("fill_diagonal: xgrad arrays are not written in place; "
+                                  "pass inplace=False to get an updated copy (as jax)")
     if wrap:
         raise NotImplementedError("fill_diagonal: wrap=True is not supported, as in jax")
     a = _arr(a)
