@@ -1030,6 +1030,7 @@ del _name, _f
 from . import linalg, fft, special  # noqa: E402,F401
 from ._extra import *  # noqa: E402,F401,F403  (sorting, searching, sets, manipulation)
 from ._dtypes import *  # noqa: E402,F401,F403  (dtype and scalar-type names, dtype helpers)
+from ._shape_ext import *  # noqa: E402,F401,F403  (jax.numpy shape, construction, indexing)
 
 # The namespace is every name above without a leading underscore: functions
 # generated from the table, composites, dtypes, constants and the submodules.
