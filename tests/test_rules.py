@@ -512,7 +512,7 @@ def _special_cases():
 
 
 _SPECIAL_UNARY = {"erf", "erfc", "erfinv", "ndtr", "ndtri", "log_ndtr", "gammaln", "digamma",
-                  "gamma", "expit", "logit", "entr"}
+                  "gamma", "i0", "i1", "expit", "logit", "entr"}
 
 
 def _well(ns, c, a):

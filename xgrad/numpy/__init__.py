@@ -1031,6 +1031,7 @@ from . import linalg, fft, special  # noqa: E402,F401
 from ._extra import *  # noqa: E402,F401,F403  (sorting, searching, sets, manipulation)
 from ._dtypes import *  # noqa: E402,F401,F403  (dtype and scalar-type names, dtype helpers)
 from ._shape_ext import *  # noqa: E402,F401,F403  (jax.numpy shape, construction, indexing)
+from ._elem import *  # noqa: E402,F401,F403  (elementwise math, polynomials, windows)
 
 # The namespace is every name above without a leading underscore: functions
 # generated from the table, composites, dtypes, constants and the submodules.

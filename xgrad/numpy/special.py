@@ -26,7 +26,7 @@ from ..rules import special as _rules  # noqa: F401  (registers the rows)
 from .. import numpy as _xnp
 
 __all__ = ["erf", "erfc", "erfinv", "ndtr", "ndtri", "log_ndtr", "gammaln", "digamma",
-           "polygamma", "gamma", "expit", "logit", "log_expit", "softplus", "xlogy",
+           "polygamma", "gamma", "i0", "i1", "expit", "logit", "log_expit", "softplus", "xlogy",
            "xlog1py", "entr", "rel_entr", "kl_div", "logsumexp", "softmax", "log_softmax"]
 
 
@@ -101,6 +101,12 @@ def polygamma(n, x, /):
     """``n``-th derivative of ``digamma``; differentiable in ``x`` only
     (``n`` is a non-negative integer or an integer array)."""
     return _bind(_polygamma_p, n, _float(x))
+
+
+# ----- modified Bessel functions of the first kind -----
+i0 = _unary("i0", "Modified Bessel function of the first kind, order 0; derivative ``i1``.")
+i1 = _unary("i1", "Modified Bessel function of the first kind, order 1; derivative "
+                  "``i0(x) - i1(x) / x`` (1/2 at 0).")
 
 
 # ----- logistic -----

@@ -166,6 +166,18 @@ _row("polygamma", _polygamma_impl, broadcast=True, nargs=2, nondiff=(0,),
      deriv=(None, _polygamma_dx), domain=(0.5, 4.0))
 
 
+# ----- modified Bessel functions of the first kind -----
+def _i1_d(ans, x):
+    # i1' = i0 - i1 / x, whose limit at 0 is 1/2
+    zero = x == 0
+    return xnp.where(zero, 0.5, xnp.subtract(_special.i0(x),
+                                             xnp.divide(ans, xnp.where(zero, 1.0, x))))
+
+
+_row("i0", _scipy_unary("i0"), domain=(-3.0, 3.0), deriv=lambda ans, x: _special.i1(x))
+_row("i1", _scipy_unary("i1"), domain=(-3.0, 3.0), deriv=_i1_d)
+
+
 # ----- logistic -----
 def _expit_impl(xp, x):
     # exp of -|x| only: no overflow for either sign
