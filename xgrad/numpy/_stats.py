@@ -58,10 +58,10 @@ def _inexact(x):
 
 def _promote_inexact(*xs):
     """The arrays cast to their common dtype, made inexact (JAX's
-    ``promote_dtypes_inexact``)."""
-    dt = _n.result_type(*[x.dtype for x in xs])
-    if not _n.isdtype(dt, ("real floating", "complex floating")):
-        dt = _n.float64
+    ``promote_dtypes_inexact``: integers and booleans sit below every float
+    in JAX's lattice, so they only count when no array is inexact)."""
+    inexact = [x.dtype for x in xs if _is_inexact(x)]
+    dt = _n.result_type(*inexact) if inexact else _n.float64
     return tuple(x if x.dtype == dt else _n.astype(x, dt) for x in xs)
 
 
@@ -144,7 +144,7 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
                                  f"that of a {tuple(a.shape)} along axis={axis!r}")
             w = _n.reshape(w, tuple(d if i in ax else 1 for i, d in enumerate(a.shape)))
         wsum = _n.sum(w, axis=axis, keepdims=keepdims)
-        avg = _n.sum(a * w, axis=axis, keepdims=keepdims) / wsum
+        avg = _n.divide(_n.sum(_n.multiply(a, w), axis=axis, keepdims=keepdims), wsum)
     if returned:
         if tuple(avg.shape) != tuple(wsum.shape):
             wsum = _n.broadcast_to(wsum, tuple(avg.shape))
@@ -201,14 +201,14 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
                              f"({x.shape[1]}), got shape {tuple(fweights.shape)}")
         if not _n.isdtype(fweights.dtype, "integral"):
             raise TypeError(f"cov: fweights must be integers, got dtype {fweights.dtype}")
-        w = _n.abs(fweights)
+        w = _n.astype(_n.abs(fweights), _real_dtype(x.dtype))    # integer counts, as floats
     if aweights is not None:
         aweights = _arr(aweights, like=x)
         if aweights.ndim != 1 or aweights.shape[0] != x.shape[1]:
             raise ValueError(f"cov: aweights must be 1-D with one weight per observation "
                              f"({x.shape[1]}), got shape {tuple(aweights.shape)}")
         aweights = _n.abs(aweights)
-        w = aweights if w is None else w * aweights
+        w = aweights if w is None else _n.multiply(w, aweights)
     if dtype is not None:
         x = _n.astype(x, dtype)
         w = _n.astype(w, dtype) if w is not None else w
@@ -221,12 +221,12 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     elif aweights is None:
         f = w_sum - ddof
     else:
-        f = w_sum - ddof * _n.sum(w * aweights) / w_sum
-    x = x - _n.expand_dims(avg, axis=1)
-    xt = _n.matrix_transpose(x if w is None else x * w)
+        f = w_sum - ddof * _n.divide(_n.sum(_n.multiply(w, aweights)), w_sum)
+    x = _n.subtract(x, _n.expand_dims(avg, axis=1))
+    xt = _n.matrix_transpose(x if w is None else _n.multiply(x, w))
     if _n.isdtype(xt.dtype, "complex floating"):
         xt = _n.conj(xt)
-    c = _n.matmul(x, xt) / f
+    c = _n.divide(_n.matmul(x, xt), f)
     ones = tuple(i for i, s in enumerate(c.shape) if s == 1)
     return _n.squeeze(c, axis=ones) if ones else c
 
@@ -299,8 +299,10 @@ def _quantile(fname, a, q, axis, method, keepdims, squash_nans, weights):
     qv = _n.reshape(q, (-1,))                             # (Q,), along the last axis
     ct = _n.result_type(a.dtype, q.dtype)
     isnan = _n.isnan(a)
-    if not squash_nans:
-        a = _n.where(_n.any(isnan, axis=-1, keepdims=True), float("nan"), a)
+    # NaNs (all of them, or those of a slice with one) become a constant NaN:
+    # no derivative reaches them, as in JAX
+    a = _n.where(isnan if squash_nans else _n.any(isnan, axis=-1, keepdims=True),
+                 float("nan"), a)
     if weights is None:
         a = _n.sort(a, axis=-1)
     else:
@@ -316,7 +318,7 @@ def _quantile(fname, a, q, axis, method, keepdims, squash_nans, weights):
         w = weights if weights is not None else _n.ones_like(a)
         bad = (w < 0) | _n.isnan(w)
         cw = _n.cumulative_sum(_n.where(bad | nan_sorted, 0, w), axis=-1)
-        target = qv * cw[..., -1:]                          # (..., Q)
+        target = _n.multiply(qv, cw[..., -1:])              # (..., Q)
         less = _n.expand_dims(cw, axis=-2) < _n.expand_dims(target, axis=-1)
         idx = _n.sum(_n.astype(less, _n.int64), axis=-1)
         limit = _n.astype(counts - 1, _n.int64) if squash_nans else n - 1
@@ -327,7 +329,7 @@ def _quantile(fname, a, q, axis, method, keepdims, squash_nans, weights):
         force = _n.any(bad, axis=-1, keepdims=True) | nan_any
         res = _n.where(force, float("nan"), res)
     else:
-        qn = qv * (counts - 1)
+        qn = _n.multiply(qv, counts - 1)
         low = _n.floor(qn)
         high = _n.ceil(qn)
         hw = qn - low
@@ -339,7 +341,7 @@ def _quantile(fname, a, q, axis, method, keepdims, squash_nans, weights):
                 _n.reshape(high, (1,) * len(rest) + (-1,))
         lo, hi = _take_last(a, low), _take_last(a, high)
         if method == "linear":
-            res = _n.astype(lo, ct) * lw + _n.astype(hi, ct) * hw
+            res = _n.add(_n.multiply(_n.astype(lo, ct), lw), _n.multiply(_n.astype(hi, ct), hw))
         elif method == "lower":
             res = lo
         elif method == "higher":
@@ -347,7 +349,7 @@ def _quantile(fname, a, q, axis, method, keepdims, squash_nans, weights):
         elif method == "nearest":
             res = _n.where(hw <= 0.5, lo, hi)
         else:
-            res = (lo + hi) * 0.5
+            res = _n.add(lo, hi) * 0.5
     res = _n.astype(res, out_dtype) if res.dtype != out_dtype else res
     # (rest..., Q) -> (Q, rest...) or (rest...)
     if q.ndim == 0:
@@ -520,7 +522,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     keep = _n.logical_not(_n.isnan(a))
     if mask is not None:
         keep = keep & mask
-    c = _n.where(keep, a - m, 0)
+    c = _n.where(keep, _n.subtract(a, m), 0)
     c = _n.real(c * _n.conj(c)) if _n.isdtype(c.dtype, "complex floating") else c * c
     cnt = _n.sum(_n.astype(keep, _n.int64), axis=axis, keepdims=keepdims) - ddof
     bad = cnt <= 0
@@ -620,21 +622,21 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
 
 def _sl(x, axis, start, stop):
     """``x[..., start:stop, ...]`` along ``axis``."""
-    return x[(slice(None),) * axis + (slice(start, stop),)]
+    return x[(slice(None),) * axis + (slice(start, stop), Ellipsis)]
 
 
 def _gradient_axis(f, h, axis, edge_order):
     n = f.shape[axis]
     if h.ndim == 0:
-        inner = (_sl(f, axis, 2, None) - _sl(f, axis, None, -2)) * 0.5 / h
+        inner = _n.divide((_sl(f, axis, 2, None) - _sl(f, axis, None, -2)) * 0.5, h)
         if edge_order == 1:
-            first = (_sl(f, axis, 1, 2) - _sl(f, axis, 0, 1)) / h
-            last = (_sl(f, axis, -1, None) - _sl(f, axis, -2, -1)) / h
+            first = _n.divide(_sl(f, axis, 1, 2) - _sl(f, axis, 0, 1), h)
+            last = _n.divide(_sl(f, axis, -1, None) - _sl(f, axis, -2, -1), h)
         else:
-            first = (-1.5 * _sl(f, axis, 0, 1) + 2.0 * _sl(f, axis, 1, 2)
-                     - 0.5 * _sl(f, axis, 2, 3)) / h
-            last = (0.5 * _sl(f, axis, -3, -2) - 2.0 * _sl(f, axis, -2, -1)
-                    + 1.5 * _sl(f, axis, -1, None)) / h
+            first = _n.divide(-1.5 * _sl(f, axis, 0, 1) + 2.0 * _sl(f, axis, 1, 2)
+                              - 0.5 * _sl(f, axis, 2, 3), h)
+            last = _n.divide(0.5 * _sl(f, axis, -3, -2) - 2.0 * _sl(f, axis, -2, -1)
+                             + 1.5 * _sl(f, axis, -1, None), h)
         return _n.concat([first, inner, last], axis=axis)
     if h.ndim != 1:
         raise ValueError(f"gradient: spacing arrays must be 1-D or scalars, got shape {tuple(h.shape)}")
@@ -649,20 +651,22 @@ def _gradient_axis(f, h, axis, edge_order):
     ca = -dx2 / (dx1 * (dx1 + dx2))
     cb = (dx2 - dx1) / (dx1 * dx2)
     cc = dx1 / (dx2 * (dx1 + dx2))
-    inner = ca * _sl(f, axis, 0, -2) + cb * _sl(f, axis, 1, -1) + cc * _sl(f, axis, 2, None)
+    mul, div = _n.multiply, _n.divide        # mixed plain and traced operands
+    inner = _n.add(_n.add(mul(ca, _sl(f, axis, 0, -2)), mul(cb, _sl(f, axis, 1, -1))),
+                   mul(cc, _sl(f, axis, 2, None)))
     if edge_order == 1:
-        first = (_sl(f, axis, 1, 2) - _sl(f, axis, 0, 1)) / (_sl(x, axis, 1, 2) - _sl(x, axis, 0, 1))
-        last = (_sl(f, axis, -1, None) - _sl(f, axis, -2, -1)) / \
-            (_sl(x, axis, -1, None) - _sl(x, axis, -2, -1))
+        first = div(_sl(f, axis, 1, 2) - _sl(f, axis, 0, 1), _sl(x, axis, 1, 2) - _sl(x, axis, 0, 1))
+        last = div(_sl(f, axis, -1, None) - _sl(f, axis, -2, -1),
+                   _sl(x, axis, -1, None) - _sl(x, axis, -2, -1))
     else:
         d1, d2 = _sl(x, axis, 1, 2) - _sl(x, axis, 0, 1), _sl(x, axis, 2, 3) - _sl(x, axis, 1, 2)
-        first = (-(2.0 * d1 + d2) / (d1 * (d1 + d2)) * _sl(f, axis, 0, 1)
-                 + (d1 + d2) / (d1 * d2) * _sl(f, axis, 1, 2)
-                 - d1 / (d2 * (d1 + d2)) * _sl(f, axis, 2, 3))
+        first = _n.subtract(_n.add(mul(-(2.0 * d1 + d2) / (d1 * (d1 + d2)), _sl(f, axis, 0, 1)),
+                                   mul((d1 + d2) / (d1 * d2), _sl(f, axis, 1, 2))),
+                            mul(d1 / (d2 * (d1 + d2)), _sl(f, axis, 2, 3)))
         d1, d2 = _sl(x, axis, -2, -1) - _sl(x, axis, -3, -2), _sl(x, axis, -1, None) - _sl(x, axis, -2, -1)
-        last = (d2 / (d1 * (d1 + d2)) * _sl(f, axis, -3, -2)
-                - (d2 + d1) / (d1 * d2) * _sl(f, axis, -2, -1)
-                + (2.0 * d2 + d1) / (d2 * (d1 + d2)) * _sl(f, axis, -1, None))
+        last = _n.add(_n.subtract(mul(d2 / (d1 * (d1 + d2)), _sl(f, axis, -3, -2)),
+                                  mul((d2 + d1) / (d1 * d2), _sl(f, axis, -2, -1))),
+                      mul((2.0 * d2 + d1) / (d2 * (d1 + d2)), _sl(f, axis, -1, None)))
     return _n.concat([first, inner, last], axis=axis)
 
 
@@ -730,8 +734,8 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     y = _n.moveaxis(y, axis, -1)
     if d.ndim == 0 or d.shape[-1] == 1:
         dr = d if d.ndim == 0 else d[..., 0]
-        return dr * (_n.sum(y, axis=-1) - 0.5 * (y[..., 0] + y[..., -1]))
-    return 0.5 * _n.sum(d * (y[..., 1:] + y[..., :-1]), axis=-1)
+        return _n.multiply(dr, _n.sum(y, axis=-1) - 0.5 * (y[..., 0] + y[..., -1]))
+    return 0.5 * _n.sum(_n.multiply(d, y[..., 1:] + y[..., :-1]), axis=-1)
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
@@ -767,26 +771,27 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         if period.ndim != 0:
             raise ValueError(f"interp: period must be a scalar, got shape {tuple(period.shape)}")
         period = _n.abs(period)
-        x = x % period
-        xpt = xpt % period
+        x = _n.remainder(x, period)
+        xpt = _n.remainder(xpt, period)
         order = _n.argsort(xpt)
         xpt = _bind(_permute_along_p, xpt, order, axis=0)
         fpt = _bind(_permute_along_p, fpt, order, axis=0)
-        xpt = _n.concat([xpt[-1:] - period, xpt, xpt[:1] + period])
+        xpt = _n.concat([_n.subtract(xpt[-1:], period), xpt, _n.add(xpt[:1], period)])
         fpt = _n.concat([fpt[-1:], fpt, fpt[:1]])
     m = xpt.shape[0]
     i = _n.clip(_n.searchsorted(xpt, x, side="right"), 1, m - 1)
-    f1, f0 = _n.take(fpt, i), _n.take(fpt, i - 1)
-    x1, x0 = _n.take(xpt, i), _n.take(xpt, i - 1)
+    f1, f0 = _take_last(fpt, i), _take_last(fpt, i - 1)
+    x1, x0 = _take_last(xpt, i), _take_last(xpt, i - 1)
     df, dx = f1 - f0, x1 - x0
     eps = _n.finfo(xpt.dtype).eps
     dx0 = _n.abs(dx) <= eps * eps
-    f = _n.where(dx0, f0, f0 + (x - x0) / _n.where(dx0, 1, dx) * df)
+    f = _n.where(dx0, f0, _n.add(f0, _n.multiply(_n.divide(_n.subtract(x, x0),
+                                                           _n.where(dx0, 1, dx)), df)))
     if period is None:
         if not ext[0]:
-            f = _n.where(x < xpt[0], fpt[0] if left is None else left, f)
+            f = _n.where(_n.less(x, xpt[0]), fpt[0] if left is None else left, f)
         if not ext[1]:
-            f = _n.where(x > xpt[-1], fpt[-1] if right is None else right, f)
+            f = _n.where(_n.greater(x, xpt[-1]), fpt[-1] if right is None else right, f)
     return _n.reshape(f, shape)
 
 
