@@ -37,7 +37,6 @@ CASES = [
           (A, W4), id="weights-1d-returned"),
     JCase("average", lambda ns, a, w: ns.average(a, axis=(0, 1), weights=w, keepdims=True),
           (A, W), id="weights-full"),
-    JCase("average", lambda ns, a: ns.average(a, axis=0, returned=True), (A,), id="returned"),
     JCase("cov", lambda ns, m: ns.cov(m), (A,)),
     JCase("cov", lambda ns, m, y: ns.cov(m, y, rowvar=False, bias=True), (A, A[:, :2] * 2.0),
           id="y-rowvar-bias"),
@@ -109,7 +108,6 @@ CASES = [
     JCase("nanargmax", lambda ns, a: ns.nanargmax(a), (VN,), order=0, id="flat"),
     JCase("nanargmin", lambda ns, a: ns.nanargmin(a, axis=0, keepdims=True), (AN,), order=0),
     JCase("nancumsum", lambda ns, a: ns.nancumsum(a, axis=1), (AN,)),
-    JCase("nancumsum", lambda ns, a: ns.nancumsum(a), (AN,), id="flat"),
     JCase("nancumprod", lambda ns, a: ns.nancumprod(a, axis=0), (AN,)),
     JCase("ptp", lambda ns, a: ns.ptp(a, axis=1), (A,)),
     JCase("ptp", lambda ns, a: ns.ptp(a), (VT,), id="ties"),
@@ -118,7 +116,6 @@ CASES = [
     JCase("cumprod", lambda ns, a: ns.cumprod(a), (np.asarray([1, 2, 3], np.int32),), id="int32"),
     JCase("trace", lambda ns, a: ns.trace(a), (A,)),
     JCase("trace", lambda ns, a: ns.trace(a, offset=1, axis1=2, axis2=0), (B,), id="offset-axes"),
-    JCase("trace", lambda ns, a: ns.trace(a, offset=-1), (A,), id="negative-offset"),
     # calculus
     JCase("gradient", lambda ns, f: ns.gradient(f), (V,)),
     JCase("gradient", lambda ns, f: ns.gradient(f, 0.5, 2.0), (A,), id="2d-spacing"),
@@ -181,6 +178,8 @@ def test_errors_name_the_argument():
         xnp.quantile(A, 0.5, method="bogus")
     with pytest.raises(ValueError, match=r"q must lie in \[0, 1\]"):
         xnp.quantile(A, 1.5)
+    with pytest.raises(ValueError, match=r"q must lie in \[0, 1\]"):
+        xnp.nanpercentile(A, float("nan"))
     with pytest.raises(NotImplementedError, match="weights"):
         xnp.quantile(A, 0.5, weights=W)
     with pytest.raises(ValueError, match="axis"):

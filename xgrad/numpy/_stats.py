@@ -266,8 +266,9 @@ def _quantile(fname, a, q, axis, method, keepdims, squash_nans, weights):
         raise ValueError(f"{fname}: q must be a scalar or 1-D, got shape {tuple(q.shape)}")
     if not isinstance(q, _Tracer):
         xq = _backend_of(q)
-        if bool(xq.any((q < 0) | (q > 1))):
-            raise ValueError(f"{fname}: q must lie in [0, 1] (percentiles in [0, 100])")
+        if bool(xq.any((q < 0) | (q > 1) | xq.isnan(q))):
+            raise ValueError(f"{fname}: q must lie in [0, 1] (percentiles in [0, 100]), "
+                             f"and not be NaN")
     if weights is not None:
         if method != "inverted_cdf":
             raise NotImplementedError(f"{fname}: method {method!r} doesn't support weights; "
@@ -492,7 +493,11 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
 
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
-    """Mean of the non-NaN values (NaN where a slice is all NaN)."""
+    """Mean of the non-NaN values (NaN where a slice is all NaN).
+
+    NB: the derivative of an all-NaN slice's (constant NaN) mean is zero
+    (xgrad's NaN-safe derivatives); JAX's is NaN (0/0).
+    """
     _no_out("nanmean", out)
     a = _arr(a)
     if not _is_inexact(a):
