@@ -1032,6 +1032,7 @@ from ._extra import *  # noqa: E402,F401,F403  (sorting, searching, sets, manipu
 from ._dtypes import *  # noqa: E402,F401,F403  (dtype and scalar-type names, dtype helpers)
 from ._shape_ext import *  # noqa: E402,F401,F403  (jax.numpy shape, construction, indexing)
 from ._elem import *  # noqa: E402,F401,F403  (elementwise math, polynomials, windows)
+from ._stats import *  # noqa: E402,F401,F403  (statistics, nan* reductions, calculus)
 
 # The namespace is every name above without a leading underscore: functions
 # generated from the table, composites, dtypes, constants and the submodules.
