@@ -314,17 +314,24 @@ def _apply(x, ops):
 
 
 def _run(plan, arrays):
-    pre, steps, final = plan
-    live = [_apply(x, ops) for x, ops in zip(arrays, pre)]
+    pre, steps, final = plan[2:]
+    live = [_apply(x, ops) if ops else x for x, ops in zip(arrays, pre)]
     for step, pairs in steps:
-        group = [live[i] for i in step]
-        live = [x for i, x in enumerate(live) if i not in step]
+        if len(live) == 2 and step == (0, 1):          # the common case: one pair left
+            group, live = live, []
+        else:
+            group = [live[i] for i in step]
+            live = [x for i, x in enumerate(live) if i not in step]
         acc = group[0]
         for (opa, opb, kind, post), b in zip(pairs, group[1:]):
-            a, b = _apply(acc, opa), _apply(b, opb)
-            acc = _apply(_matmul(a, b) if kind == "matmul" else _multiply(a, b), post)
+            a = _apply(acc, opa) if opa else acc
+            if opb:
+                b = _apply(b, opb)
+            acc = _matmul(a, b) if kind == "matmul" else _multiply(a, b)
+            if post:
+                acc = _apply(acc, post)
         live.append(acc)
-    return _apply(live[0], final)
+    return _apply(live[0], final) if final else live[0]
 
 
 # --------------------------------------------------------------------------
@@ -361,21 +368,17 @@ def _dtype(xp, arrays, scalars):
     return dt
 
 
-def _operands(operands, preferred):
-    arrays = [x for x in operands if isinstance(x, Tracer) or hasattr(x, "shape")]
-    scalars = [x for x in operands if not (isinstance(x, Tracer) or hasattr(x, "shape"))]
+_NUMBERS = (bool, int, float, complex)
+
+
+def _prepare_dtypes(operands, preferred):
+    """(dtype, cast) for a call: the dtype to compute in and, per operand, 0
+    (use as is), 1 (cast the array) or 2 (a Python number: make an array)."""
+    arrays = [x for x in operands if type(x) not in _NUMBERS]
+    scalars = [x for x in operands if type(x) in _NUMBERS]
     xp = backend_of(arrays[0]) if arrays else default_namespace()
     dt = _dtype(xp, arrays, scalars) if preferred is None else dtype_in(xp, preferred)
-    out = []
-    for x in operands:
-        if isinstance(x, Tracer) or hasattr(x, "shape"):
-            out.append(x if x.dtype == dt else _astype(x, dt))
-        elif isinstance(x, (bool, int, float, complex)):
-            out.append(xp.asarray(x, dtype=dt))
-        else:
-            raise TypeError(f"einsum: operand of type {type(x).__name__} is not an array or a "
-                            "Python number")
-    return out, dt
+    return dt, tuple(2 if type(x) in _NUMBERS else int(x.dtype != dt) for x in operands)
 
 
 # --------------------------------------------------------------------------
@@ -425,17 +428,41 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
         subscripts, operands = _interleaved((subscripts,) + operands)
     if not operands:
         raise ValueError("einsum: no operands given")
-    arrays, _ = _operands(operands, preferred_element_type)
-    shapes = tuple(tuple(x.shape) for x in arrays)
+    shapes, dts = [], []
+    for x in operands:
+        if type(x) in _NUMBERS:
+            shapes.append(())
+            dts.append(("number", type(x)))
+        else:
+            try:
+                shapes.append(tuple(x.shape))
+                dts.append(x.dtype)
+            except AttributeError:
+                raise TypeError(f"einsum: operand of type {type(x).__name__} is not an array or "
+                                "a Python number") from None
+    shapes = tuple(shapes)
     okey = tuple(tuple(s) if not isinstance(s, str) else s for s in optimize) \
         if isinstance(optimize, (list, tuple)) else optimize
-    key = (subscripts, shapes, okey)
+    key = (subscripts, shapes, tuple(dts), okey, preferred_element_type)
     plan = _PLANS.get(key)
     if plan is None:
-        plan = _plan(subscripts, shapes, optimize)
+        plan = _prepare_dtypes(operands, preferred_element_type) + _plan(subscripts, shapes,
+                                                                          optimize)
         if len(_PLANS) >= _MAX_PLANS:
             _PLANS.clear()
         _PLANS[key] = plan
+    dt, cast = plan[0], plan[1]
+    arrays = operands
+    if any(cast):
+        arrays, xp = list(operands), None
+        for k, c in enumerate(cast):
+            if c == 1:
+                arrays[k] = _astype(operands[k], dt)
+            elif c == 2:
+                if xp is None:
+                    first = [x for x, c in zip(operands, cast) if c != 2]
+                    xp = backend_of(first[0]) if first else default_namespace()
+                arrays[k] = xp.asarray(operands[k], dtype=dt)
     return _run(plan, arrays)
 
 
