@@ -436,14 +436,16 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
         else:
             try:
                 shapes.append(tuple(x.shape))
-                dts.append(x.dtype)
+                d = x.dtype
+                dts.append((type(d), d))      # type first: dtypes of two libraries don't compare
             except AttributeError:
                 raise TypeError(f"einsum: operand of type {type(x).__name__} is not an array or "
                                 "a Python number") from None
     shapes = tuple(shapes)
     okey = tuple(tuple(s) if not isinstance(s, str) else s for s in optimize) \
         if isinstance(optimize, (list, tuple)) else optimize
-    key = (subscripts, shapes, tuple(dts), okey, preferred_element_type)
+    key = (subscripts, shapes, tuple(dts), okey, type(preferred_element_type),
+           preferred_element_type)
     plan = _PLANS.get(key)
     if plan is None:
         plan = _prepare_dtypes(operands, preferred_element_type) + _plan(subscripts, shapes,
