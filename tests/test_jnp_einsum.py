@@ -3,6 +3,10 @@ a table of subscript forms through the JCase harness (value, jvp, vjp,
 second order, vmap), random subscripts by hypothesis (value and a VJP),
 vmap with unbatched operands, ``einsum_path`` against jax's path, the
 fallback without opt_einsum, and the errors."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -298,3 +302,16 @@ def test_other_errors():
         xnp.matvec(_r(3), _r(3))
     with pytest.raises(ValueError, match="vecmat: x1 needs"):
         xnp.vecmat(_r(3), _r(3))
+
+
+def test_attention_benchmark_smoke():
+    """benchmarks/einsum_attention.py runs, and its einsum results match the
+    matmul ones (the timings themselves are not asserted)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root, OPENBLAS_NUM_THREADS="1")
+    out = subprocess.run([sys.executable, os.path.join(root, "benchmarks", "einsum_attention.py"),
+                          "--quick"], capture_output=True, text=True, env=env, timeout=600,
+                         cwd=root).stdout
+    rows = [line for line in out.splitlines() if line.startswith("xgrad:einsum")]
+    assert len(rows) == 2 and all(" ok rel" in r for r in rows), out
+    assert "einsum / matmul, CPU time" in out, out
