@@ -135,10 +135,7 @@ def _parse(subscripts, shapes):
             head, tail = out.split("...")
             out_labels = tuple(head) + ell + tuple(tail)
         else:
-            out_labels = tuple(names)
-            if n_ell and any(ls and isinstance(lab, int) for ls in labels for lab in ls):
-                raise ValueError(f"einsum: subscripts {subscripts!r} broadcast with '...' but "
-                                 "the output names no '...'")
+            out_labels = tuple(names)            # (axes under '...' are summed, as in jax)
         seen = set()
         for lab in out_labels:
             if lab in seen:
@@ -314,7 +311,7 @@ def _apply(x, ops):
 
 
 def _run(plan, arrays):
-    pre, steps, final = plan[2:]
+    pre, steps, final = plan[3:]
     live = [_apply(x, ops) if ops else x for x, ops in zip(arrays, pre)]
     for step, pairs in steps:
         if len(live) == 2 and step == (0, 1):          # the common case: one pair left
@@ -372,13 +369,16 @@ _NUMBERS = (bool, int, float, complex)
 
 
 def _prepare_dtypes(operands, preferred):
-    """(dtype, cast) for a call: the dtype to compute in and, per operand, 0
-    (use as is), 1 (cast the array) or 2 (a Python number: make an array)."""
+    """(dtype, compute dtype, cast) for a call: the result's dtype, the dtype
+    to compute in and, per operand, 0 (use as is), 1 (cast the array) or 2
+    (a Python number: make an array)."""
     arrays = [x for x in operands if type(x) not in _NUMBERS]
     scalars = [x for x in operands if type(x) in _NUMBERS]
     xp = backend_of(arrays[0]) if arrays else default_namespace()
     dt = _dtype(xp, arrays, scalars) if preferred is None else dtype_in(xp, preferred)
-    return dt, tuple(2 if type(x) in _NUMBERS else int(x.dtype != dt) for x in operands)
+    # booleans are contracted as integers (matmul is for numeric dtypes), then cast back
+    cdt = xp.int64 if dt == xp.bool else dt
+    return dt, cdt, tuple(2 if type(x) in _NUMBERS else int(x.dtype != cdt) for x in operands)
 
 
 # --------------------------------------------------------------------------
@@ -453,19 +453,21 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
         if len(_PLANS) >= _MAX_PLANS:
             _PLANS.clear()
         _PLANS[key] = plan
-    dt, cast = plan[0], plan[1]
+    dt, cdt, cast = plan[0], plan[1], plan[2]
     arrays = operands
     if any(cast):
         arrays, xp = list(operands), None
         for k, c in enumerate(cast):
             if c == 1:
-                arrays[k] = _astype(operands[k], dt)
+                arrays[k] = _astype(operands[k], cdt)
             elif c == 2:
                 if xp is None:
                     first = [x for x, c in zip(operands, cast) if c != 2]
                     xp = backend_of(first[0]) if first else default_namespace()
-                arrays[k] = xp.asarray(operands[k], dtype=dt)
-    return _run(plan, arrays)
+                arrays[k] = xp.asarray(operands[k], dtype=cdt)
+    out = _run(plan, arrays)
+    # a sum of booleans (or of small integers) comes back wider: cast to jax's dtype
+    return out if out.dtype == dt else _astype(out, dt)
 
 
 def einsum_path(subscripts, /, *operands, optimize="auto"):
