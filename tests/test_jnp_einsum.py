@@ -321,3 +321,18 @@ def test_attention_benchmark_smoke():
     rows = [line for line in out.splitlines() if line.startswith("xgrad:einsum")]
     assert len(rows) == 2 and all(" ok rel" in r for r in rows), out
     assert "einsum / matmul, CPU time" in out, out
+
+
+@pytest.mark.parametrize("shapes,first", [
+    ([(10, 100), (100, 5), (5, 50)], ((10, 100), (100, 5))),     # (AB)C: 7,500 vs 75,000
+    ([(50, 5), (5, 100), (100, 10)], ((5, 100), (100, 10))),     # A(BC): 7,500 vs 75,000
+])
+def test_multi_dot_takes_the_cheapest_order(monkeypatch, shapes, first):
+    calls = []
+    real = _einsum._matmul
+    monkeypatch.setattr(_einsum, "_matmul",
+                        lambda a, b: calls.append((tuple(a.shape), tuple(b.shape))) or real(a, b))
+    ops = [_r(*s) for s in shapes]
+    got = xnp.linalg.multi_dot(ops)
+    np.testing.assert_allclose(got, ops[0] @ ops[1] @ ops[2], rtol=1e-10)
+    assert calls[0] == first
