@@ -1033,6 +1033,7 @@ from ._dtypes import *  # noqa: E402,F401,F403  (dtype and scalar-type names, dt
 from ._shape_ext import *  # noqa: E402,F401,F403  (jax.numpy shape, construction, indexing)
 from ._elem import *  # noqa: E402,F401,F403  (elementwise math, polynomials, windows)
 from ._stats import *  # noqa: E402,F401,F403  (statistics, nan* reductions, calculus)
+from ._einsum import *  # noqa: E402,F401,F403  (einsum, einsum_path, matvec, vecmat)
 
 # The namespace is every name above without a leading underscore: functions
 # generated from the table, composites, dtypes, constants and the submodules.

@@ -32,9 +32,10 @@ from .. import numpy as _xnp
 from ..core import RULES as _RULES, Tracer as _Tracer, bind as _bind
 from ..backends import backend_of as _backend_of, is_complex as _is_complex
 from ..rules import linalg_ext as _r
+from ._einsum import multi_dot  # noqa: F401
 
 __all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul",
-           "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer",
+           "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "multi_dot", "outer",
            "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace",
            "vecdot", "vector_norm", "EighResult", "QRResult", "SlogdetResult", "SVDResult"]
 
