@@ -45,8 +45,8 @@ def _mH(ns, a):
 def _svd_gauge(ns, a):
     u, s, vh = ns.linalg.svd(a, full_matrices=False)
     k = s.shape[-1]
-    return (s, ns.abs(u) ** 2 + ns.abs(vh[..., :, :1]) ** 2,
-            ns.matmul(u[..., :, : k - 1], _mH(ns, u[..., :, : k - 1])) + ns.matmul(u * s[..., None, :], vh))
+    return (s, ns.abs(u) ** 2, ns.abs(vh) ** 2, ns.matmul(u * s[..., None, :], vh),
+            ns.matmul(u[..., :, : k - 1], _mH(ns, u[..., :, : k - 1])))
 
 
 def _eigh_gauge(ns, a):
