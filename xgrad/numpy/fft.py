@@ -11,7 +11,8 @@ from ..rules import fft as _rules  # noqa: F401  (registers the rows)
 from . import (astype as _astype, conj as _conj, roll as _roll, _norm_axis, _ndim, _creation_xp)
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft",
-           "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+           "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift", "fft2", "ifft2", "rfft2",
+           "irfft2"]
 
 _c2c_p, _r2c_p, _c2r_p = _RULES["fft_c2c"], _RULES["fft_r2c"], _RULES["fft_c2r"]
 _NORMS = ("backward", "ortho", "forward")
@@ -115,6 +116,30 @@ def irfft(x, /, *, n=None, axis=-1, norm="backward"):
     if n is None:
         n = 2 * (x.shape[ax] - 1)
     return irfftn(x, s=(n,), axes=(ax,), norm=norm)
+
+
+def _norm2(norm):
+    return "backward" if norm is None else norm
+
+
+def fft2(a, s=None, axes=(-2, -1), norm=None):
+    """Two-dimensional FFT: ``fftn`` over ``axes`` (the last two by default)."""
+    return fftn(a, s=s, axes=tuple(axes), norm=_norm2(norm))
+
+
+def ifft2(a, s=None, axes=(-2, -1), norm=None):
+    """Two-dimensional inverse FFT: ``ifftn`` over ``axes``."""
+    return ifftn(a, s=s, axes=tuple(axes), norm=_norm2(norm))
+
+
+def rfft2(a, s=None, axes=(-2, -1), norm=None):
+    """Two-dimensional FFT of a real array: ``rfftn`` over ``axes``."""
+    return rfftn(a, s=s, axes=tuple(axes), norm=_norm2(norm))
+
+
+def irfft2(a, s=None, axes=(-2, -1), norm=None):
+    """Inverse of ``rfft2``: ``irfftn`` over ``axes``."""
+    return irfftn(a, s=s, axes=tuple(axes), norm=_norm2(norm))
 
 
 _SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}

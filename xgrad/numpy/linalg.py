@@ -2,9 +2,12 @@
 plain and traced arrays, differentiable to any order in every mode.
 
 Primitives (``xgrad/rules/linalg_ext.py``): solve, inv, det, slogdet,
-cholesky, eigh, eigvalsh, svd, svdvals, qr, pinv and the vector 2-norm.
+cholesky, eigh, eigvalsh, eig, eigvals, svd, svdvals, qr, pinv and the
+vector 2-norm.
 Everything else is a composite of them and of the main namespace
-(``matrix_norm``, ``matrix_power``, ``cross``, ``diagonal``, ``trace``, ...).
+(``matrix_norm``, ``matrix_power``, ``cross``, ``diagonal``, ``trace``, ...),
+and so are JAX's extras ``norm``, ``cond``, ``lstsq``, ``tensorinv`` and
+``tensorsolve``.
 
 Conventions where the derivative is a choice (NB: some differ from JAX):
 
@@ -20,8 +23,9 @@ Conventions where the derivative is a choice (NB: some differ from JAX):
 - ``det``'s gradient is the adjugate, finite at singular matrices.
 - ``vector_norm(ord=2)`` has gradient 0 at 0 (NB: JAX's gives nan).
 - ``pinv``'s derivative holds where the rank is locally constant.
-- Derivatives are for real inputs, except solve, inv and det (holomorphic: complex
-  inputs differentiate as in JAX); other complex inputs get values only.
+- Complex inputs differentiate as in JAX (the JVP is the derivative, the VJP
+  its transpose); where JAX fixes the phase of singular vectors or
+  eigenvectors, xgrad fixes the same.
 """
 import math as _math
 import operator as _operator
@@ -29,7 +33,7 @@ from typing import NamedTuple as _NamedTuple
 
 from . import (matmul, matrix_transpose, tensordot, vecdot)  # noqa: F401
 from .. import numpy as _xnp
-from ..core import RULES as _RULES, Tracer as _Tracer, bind as _bind
+from ..core import RULES as _RULES, Tracer as _Tracer, bind as _bind, concrete as _concrete
 from ..backends import backend_of as _backend_of, is_complex as _is_complex
 from ..rules import linalg_ext as _r
 from ._einsum import multi_dot  # noqa: F401
@@ -38,8 +42,15 @@ __all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "m
            "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "multi_dot", "outer",
            "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace",
            "vecdot", "vector_norm", "EighResult", "QRResult", "SlogdetResult", "SVDResult"]
+# jax.numpy.linalg beyond the array API
+__all__ += ["cond", "eig", "eigvals", "lstsq", "norm", "tensorinv", "tensorsolve", "EigResult"]
 
 _stop_p = _RULES["stop_gradient"]
+
+
+class EigResult(_NamedTuple):
+    eigenvalues: object
+    eigenvectors: object
 
 
 class EighResult(_NamedTuple):
@@ -349,3 +360,195 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002
     if keepdims:
         r = _xnp.reshape(r, tuple(r.shape) + (1, 1))
     return r
+
+
+# --------------------------------------------------------------------------
+# jax.numpy.linalg beyond the array API
+
+def _inexact(x):
+    """``x`` as an array of an inexact dtype (integers and booleans become
+    float64, as JAX does with x64)."""
+    if not hasattr(x, "dtype"):
+        x = _xnp.asarray(x)
+    xp = _backend_of(x)
+    if xp.isdtype(x.dtype, ("real floating", "complex floating")):
+        return x
+    return _xnp.astype(x, xp.float64)
+
+
+def eig(a):
+    """``EigResult(eigenvalues, eigenvectors)`` of each square matrix, both
+    complex (as JAX: complex128 for float64 input). Each eigenvector has unit
+    norm and a real largest-magnitude entry (LAPACK's normalisation), and
+    derivatives differentiate through that choice; they need distinct
+    eigenvalues. NB: JAX's ``jnp.linalg.eig`` differentiates only the
+    eigenvalues; the eigenvector derivatives here are those of
+    ``jax.lax.linalg.eig(..., enable_eigvec_derivs=True)``. Needs a backend
+    with ``linalg.eig`` (numpy, array_api_strict)."""
+    a = _inexact(a)
+    _matrix("eig", a, square=True)
+    return EigResult(*_r.eig(a))
+
+
+def eigvals(a):
+    """Eigenvalues of each square matrix (complex, in the backend's order);
+    derivatives need distinct eigenvalues."""
+    a = _inexact(a)
+    _matrix("eigvals", a, square=True)
+    return _bind(_r.eigvals_p, a)
+
+
+def _reinsert(y, axes, nd):
+    """``y`` with size-1 axes at ``axes`` (sorted, of an ``nd``-dim input)."""
+    shape, it = [], iter(y.shape)
+    for i in range(nd):
+        shape.append(1 if i in axes else next(it))
+    return _xnp.reshape(y, tuple(shape))
+
+
+def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
+    """Vector or matrix norm, as ``jnp.linalg.norm``: ``axis`` None (all
+    axes: the 2-norm of the flattened array when ``ord`` is None, else a 1-D
+    or 2-D array's norm), an int or 1-tuple (a vector norm: ``ord`` None, 2,
+    1, 0, inf, -inf or any p) or a 2-tuple (a matrix norm: ``ord`` None,
+    'fro', 'nuc', 1, -1, 2, -2, inf, -inf). NB: the 2-norm and Frobenius
+    norm have gradient 0 at 0, where JAX's gives nan."""
+    x = _inexact(x)
+    nd = _ndim(x)
+    if axis is None:
+        if ord is None:
+            return vector_norm(x, keepdims=keepdims)
+        axis = tuple(range(nd))
+    axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    out = []
+    for a in axes:
+        a = _operator.index(a)
+        if not -nd <= a < nd:
+            raise ValueError(f"linalg.norm: axis={axis!r} is out of range for {nd} dimension(s)")
+        out.append(a % nd)
+    axes = tuple(out)
+    if len(axes) == 1:
+        if isinstance(ord, str):
+            raise ValueError(f"linalg.norm: ord={ord!r} is not a vector norm")
+        return vector_norm(x, axis=axes[0], keepdims=keepdims, ord=2 if ord is None else ord)
+    if len(axes) != 2 or axes[0] == axes[1]:
+        raise ValueError(f"linalg.norm: axis={axis!r}: pass one axis for a vector norm or two "
+                         f"distinct axes for a matrix norm")
+    if ord is None or ord in ("f", "fro"):
+        return vector_norm(x, axis=axes, keepdims=keepdims)
+    if ord not in ("nuc", 1, -1, 2, -2, _math.inf, -_math.inf):
+        raise ValueError(f"linalg.norm: ord={ord!r} is not a matrix norm ('fro', 'nuc', 1, -1, "
+                         f"2, -2, inf, -inf)")
+    y = matrix_norm(_xnp.moveaxis(x, axes, (-2, -1)), ord=ord)
+    return _reinsert(y, sorted(axes), nd) if keepdims else y
+
+
+def cond(x, p=None):
+    """Condition number of each matrix in the norm ``p`` (None or 2: the
+    ratio of extreme singular values; -2 its inverse; 'fro', 'nuc', 1, -1,
+    inf, -inf: ``norm(x) * norm(inv(x))`` for square matrices). As JAX, a
+    nan from a singular matrix becomes inf (not for p None or 2)."""
+    x = _inexact(x)
+    _matrix("cond", x)
+    if x.shape[-1] == 0 or x.shape[-2] == 0:
+        raise ValueError(f"linalg.cond: expected non-empty matrices, got shape {tuple(x.shape)}")
+    if p is None or p == 2:
+        s = svdvals(x)
+        return _xnp.divide(s[..., 0], s[..., -1])
+    if p == -2:
+        s = svdvals(x)
+        r = _xnp.divide(s[..., -1], s[..., 0])
+    else:
+        _matrix("cond", x, square=True)
+        r = _xnp.multiply(norm(x, ord=p, axis=(-2, -1)), norm(inv(x), ord=p, axis=(-2, -1)))
+    bad = _xnp.logical_and(_xnp.isnan(r),
+                           _xnp.logical_not(_xnp.any(_xnp.isnan(x), axis=(-2, -1))))
+    return _xnp.where(bad, _math.inf, r)
+
+
+def lstsq(a, b, rcond=None, *, numpy_resid=False):
+    """Least-squares solution of ``a @ x = b`` for one matrix ``a`` (M, N)
+    and ``b`` (M,) or (M, K), as JAX: the tuple ``(x, residuals, rank, s)``
+    computed from the SVD of ``a`` (singular values at most ``rcond`` times
+    the largest count as zero; default ``max(M, N) * eps``). ``residuals``
+    are the squared 2-norms of the columns of ``b - a @ x`` (always, unless
+    ``numpy_resid``: then empty where the rank is below N or M <= N, as
+    numpy). ``x`` is differentiable where the rank is locally constant and
+    the singular values distinct."""
+    a, b = _inexact(a), _inexact(b)
+    if a.dtype != b.dtype:
+        dt = _xnp.result_type(a, b)
+        a, b = _xnp.astype(a, dt), _xnp.astype(b, dt)
+    if _ndim(a) != 2:
+        raise TypeError(f"linalg.lstsq: a must be 2-dimensional, got shape {tuple(a.shape)}")
+    if _ndim(b) not in (1, 2):
+        raise TypeError(f"linalg.lstsq: b must be 1- or 2-dimensional, got shape {tuple(b.shape)}")
+    if a.shape[0] != b.shape[0]:
+        raise ValueError(f"linalg.lstsq: the leading dimensions of a {tuple(a.shape)} and b "
+                         f"{tuple(b.shape)} must match")
+    vec = _ndim(b) == 1
+    if vec:
+        b = _xnp.expand_dims(b, axis=-1)
+    m, n = a.shape
+    xp = _backend_of(a)
+    if rcond is None:
+        rcond = _eps(a) * max(m, n)
+    elif not hasattr(rcond, "shape") and rcond < 0:
+        rcond = _eps(a)
+    if m * n == 0:
+        real = _xnp.real(a) if _is_complex(a.dtype) else a
+        s = real[:0, 0] if m == 0 else real[0, :0]
+        x = _xnp.zeros((n,) + tuple(b.shape[1:]), dtype=a.dtype)
+        rank = _xnp.asarray(0, dtype=xp.int64)
+    else:
+        u, s, vh = svd(a, full_matrices=False)
+        mask = _xnp.logical_and(_xnp.greater(s, 0.0),
+                                _xnp.greater_equal(s, _xnp.multiply(s[0], rcond)))
+        rank = _xnp.sum(_xnp.astype(mask, xp.int64))
+        s_inv = _xnp.where(mask, _xnp.divide(1.0, _xnp.where(mask, s, 1.0)), 0.0)
+        uh, v = _xnp.matrix_transpose(u), _xnp.matrix_transpose(vh)
+        if _is_complex(a.dtype):
+            uh, v = _xnp.conj(uh), _xnp.conj(v)
+        x = _xnp.matmul(v, _xnp.multiply(_xnp.expand_dims(s_inv, axis=-1), _xnp.matmul(uh, b)))
+    if numpy_resid and (int(_concrete(rank)) < n or m <= n):
+        resid = _xnp.zeros((0,), dtype=s.dtype)
+    else:
+        resid = _xnp.square(vector_norm(_xnp.subtract(b, _xnp.matmul(a, x)), axis=0))
+    if vec:
+        x = x[:, 0]
+    return x, resid, rank, s
+
+
+def tensorinv(a, ind=2):
+    """Tensor inverse: ``inv`` of ``a`` reshaped to a square matrix
+    (rows: the first ``ind`` axes), shaped ``a.shape[ind:] + a.shape[:ind]``."""
+    ind = _operator.index(ind)
+    if ind <= 0:
+        raise ValueError(f"linalg.tensorinv: ind must be a positive integer, got {ind}")
+    a = _inexact(a)
+    rows, cols = tuple(a.shape[:ind]), tuple(a.shape[ind:])
+    if _math.prod(rows) != _math.prod(cols):
+        raise ValueError(f"linalg.tensorinv: the product of the first {ind} dimensions must equal "
+                         f"that of the others, got shape {tuple(a.shape)}")
+    flat = _xnp.reshape(a, (_math.prod(rows), _math.prod(cols)))
+    return _xnp.reshape(inv(flat), cols + rows)
+
+
+def tensorsolve(a, b, axes=None):
+    """Solution ``x`` of ``tensordot(a, x, x.ndim) == b``; ``axes``: axes of
+    ``a`` moved to the end first."""
+    a, b = _inexact(a), _inexact(b)
+    if axes is not None:
+        moved = [_operator.index(k) % _ndim(a) for k in axes]
+        a = _xnp.permute_dims(a, tuple(i for i in range(_ndim(a)) if i not in moved) + tuple(moved))
+    nb = _ndim(b)
+    out_shape = tuple(a.shape[nb:])
+    if tuple(a.shape[:nb]) != tuple(b.shape):
+        raise ValueError(f"linalg.tensorsolve: the leading shape of a {tuple(a.shape)} (after "
+                         f"moving axes) must be b's shape {tuple(b.shape)}")
+    size = _math.prod(tuple(b.shape))
+    if size != _math.prod(out_shape):
+        raise ValueError(f"linalg.tensorsolve: prod(a.shape[:b.ndim]) must equal "
+                         f"prod(a.shape[b.ndim:]), got a.shape={tuple(a.shape)}, b.ndim={nb}")
+    x = solve(_xnp.reshape(a, (size, size)), _xnp.reshape(b, (size,)))
+    return _xnp.reshape(x, out_shape)

@@ -9,15 +9,18 @@ Rule bodies use xgrad operations only (``_solve``, ``xnp.matmul``, ...), so
 every derivative is differentiable again: second order comes out in every
 mode combination.
 
-Solves, never explicit inverses, apply ``A^-1`` inside rules. The
-holomorphic rows (solve, inv, det) differentiate complex inputs too, with
-JAX's convention (plain transposes); the others are for real inputs
-(complex inputs get values, and a clear error when differentiated). The
+Solves, never explicit inverses, apply ``A^-1`` inside rules. Complex
+inputs differentiate with JAX's convention: a JVP is the derivative (an
+R-linear map), a VJP its transpose for the pairing ``Re sum(a * b)``, i.e.
+``g -> conj(adjoint(conj(g)))`` where ``adjoint`` is the usual adjoint for
+``Re tr(X^H Y)`` (``_conj_vjp``); the holomorphic rows (solve, inv, det)
+need only plain transposes. Where JAX fixes a gauge (the phase of a
+singular vector or eigenvector) the rows fix the same one. The
 decompositions' derivatives are valid where they are defined: eigenvalues /
 singular values distinct (and, for non-square SVD, nonzero); they are
 infinite where they are not.
 
-Several outputs. A decomposition (eigh, qr, svd, slogdet) is one row with
+Several outputs. A decomposition (eigh, eig, qr, svd, slogdet) is one row with
 ``multiple_results=True``: its implementation returns the tuple of outputs
 (one backend call), its JVP rule gets that tuple and returns one tangent
 per output, its staged VJP's inner function takes the tuple of output
@@ -76,11 +79,35 @@ def _scale(s, x):
     return xnp.multiply(xnp.expand_dims(xnp.expand_dims(s, axis=-1), axis=-1), x)
 
 
-def _real_only(name, x):
-    if is_complex(x.dtype):
-        raise NotImplementedError(
-            f"linalg.{name}: derivatives of complex inputs are not implemented; "
-            f"differentiate a real parametrisation (real and imaginary parts) instead")
+def _cplx(x):
+    return is_complex(x.dtype)
+
+
+def _mH(a):
+    """Conjugate transpose (the plain transpose of a real array)."""
+    return xnp.conj(_mT(a)) if _cplx(a) else _mT(a)
+
+
+def _cj(x):
+    return xnp.conj(x) if _cplx(x) else x
+
+
+def _re(x):
+    return xnp.real(x) if _cplx(x) else x
+
+
+def _i_imag(x):
+    """``i Im(x)`` (zero for real ``x``), as ``(x - conj(x)) / 2``."""
+    return xnp.multiply(xnp.subtract(x, xnp.conj(x)), 0.5)
+
+
+def _conj_vjp(adjoint):
+    """JAX's VJP of a map whose adjoint (for ``Re tr(X^H Y)``) is ``adjoint``:
+    ``g -> conj(adjoint(conj(g)))`` (the identity wrapping for real arrays)."""
+    def vjp(gs):
+        gs = tuple(_cj(g) for g in gs) if isinstance(gs, (tuple, list)) else _cj(gs)
+        return _cj(adjoint(gs))
+    return vjp
 
 
 def _ndim(x):
@@ -241,15 +268,22 @@ def _slogdet_impl(xp, a):
 
 
 def _slogdet_jvp(a_dot, outs, a):
-    _real_only("slogdet", a)
     sign, _ = outs
-    return (xnp._zeros_like(sign), _trace(_solve(a, a_dot)))
+    x = _trace(_solve(a, a_dot))               # d log det A = tr(A^-1 dA)
+    if not _cplx(a):
+        return (xnp._zeros_like(sign), x)
+    # complex: d logabsdet = Re x, d sign = i Im(x) sign (JAX's convention)
+    return (xnp.multiply(_i_imag(x), sign), xnp.real(x))
 
 
 def _slogdet_vjp(outs, a):
-    _real_only("slogdet", a)
-    # d log|det A| = tr(A^-1 dA): the cotangent g A^-T, by one solve
-    return lambda gs: _solve(_mT(a), _scale(gs[1], _eye(a.shape[-1], a)))
+    sign, _ = outs
+
+    def vjp(gs):
+        # the cotangent k A^-T, by one solve; k = g_l (+ i Im(g_sign sign))
+        k = gs[1] if not _cplx(a) else xnp.add(gs[1], _i_imag(xnp.multiply(gs[0], sign)))
+        return _solve(_mT(a), _scale(k, _eye(a.shape[-1], a)))
+    return vjp
 
 
 slogdet_p = defprim("slogdet", _slogdet_impl, jvp=_slogdet_jvp, vjp=_slogdet_vjp,
@@ -265,19 +299,17 @@ def _phi(x):
 
 
 def _cholesky_jvp(a_dot, L, a):
-    _real_only("cholesky", a)
     z = _solve(L, a_dot)                       # L^-1 dA
-    w = _mT(_solve(L, _mT(z)))                 # L^-1 dA L^-T
+    w = _mH(_solve(L, _mH(z)))                 # L^-1 dA L^-H
     return _mm(L, _phi(w))
 
 
 def _cholesky_vjp(L, a):
-    _real_only("cholesky", a)
     lt = _mT(L)
 
     def vjp(g):
         y = _solve(lt, _phi(_mm(lt, g)))       # L^-T phi(L^T g)
-        return _mT(_solve(lt, _mT(y)))         # ... L^-1
+        return _mT(_solve(_mH(L), _mT(y)))     # ... conj(L)^-1
     return vjp
 
 
@@ -304,21 +336,22 @@ def _eigh_impl(xp, a):
 
 
 def _eigh_jvp(a_dot, outs, a):
-    _real_only("eigh", a)
     w, v = outs
-    vt_dv = _mm(_mm(_mT(v), a_dot), v)
-    return (_diag(vt_dv), _mm(v, xnp.multiply(_eig_f(w), vt_dv)))
+    vh_dv = _mm(_mm(_mH(v), a_dot), v)
+    # no gauge term: the diagonal of V^H dV is zero (JAX's choice)
+    return (_re(_diag(vh_dv)), _mm(v, xnp.multiply(_eig_f(w), vh_dv)))
 
 
 def _eigh_vjp(outs, a):
-    _real_only("eigh", a)
     w, v = outs
     f = _eig_f(w)
+    vc = _cj(v)
 
     def vjp(gs):
         gw, gv = gs
+        # conj(V) (diag(gw) + F o (V^T gv)) V^T
         inner = xnp.add(_diag_embed(gw), xnp.multiply(f, _mm(_mT(v), gv)))
-        return _mm(_mm(v, inner), _mT(v))
+        return _mm(_mm(vc, inner), _mT(v))
     return vjp
 
 
@@ -328,15 +361,13 @@ eigh = eigh_p.bind
 
 
 def _eigvalsh_jvp(a_dot, ans, a):
-    _real_only("eigvalsh", a)
     v = eigh(a)[1]
-    return xnp.sum(xnp.multiply(v, _mm(a_dot, v)), axis=-2)
+    return _re(xnp.sum(xnp.multiply(_cj(v), _mm(a_dot, v)), axis=-2))
 
 
 def _eigvalsh_vjp(ans, a):
-    _real_only("eigvalsh", a)
     v = eigh(a)[1]
-    return lambda g: _mm(xnp.multiply(v, xnp.expand_dims(g, axis=-2)), _mT(v))
+    return lambda g: _mm(xnp.multiply(_cj(v), xnp.expand_dims(g, axis=-2)), _mT(v))
 
 
 eigvalsh_p = defprim("eigvalsh", lambda xp, a: xp.linalg.eigvalsh(a),
@@ -351,7 +382,6 @@ def _svd_impl(xp, a, *, full_matrices):
 
 
 def _svd_check(a, full_matrices):
-    _real_only("svd", a)
     m, n = a.shape[-2:]
     if full_matrices and m != n:
         raise NotImplementedError(
@@ -366,50 +396,62 @@ def _svd_f(s):
     return _gap_inverse(xnp.multiply(xnp.add(sr, sc), xnp.subtract(sr, sc)))
 
 
+def _recip0(s):
+    """1 / s, and 0 where s == 0."""
+    zero = xnp.equal(s, 0.0)
+    return xnp.where(zero, 0.0, xnp.divide(1.0, xnp.where(zero, 1.0, s)))
+
+
 def _svd_jvp(a_dot, outs, a, *, full_matrices):
     m, n = _svd_check(a, full_matrices)
     u, s, vh = outs
-    v = _mT(vh)
+    v = _mH(vh)
     f = _svd_f(s)
     sr, sc = xnp.expand_dims(s, axis=-2), xnp.expand_dims(s, axis=-1)
-    ds_mat = _mm(_mm(_mT(u), a_dot), v)
+    ds_mat = _mm(_mm(_mH(u), a_dot), v)
     dss = xnp.multiply(ds_mat, sr)              # dS S
     sds = xnp.multiply(sc, ds_mat)              # S dS
-    du = _mm(u, xnp.multiply(f, xnp.add(dss, _mT(dss))))
-    dv = _mm(v, xnp.multiply(f, xnp.add(sds, _mT(sds))))
+    inner_u = xnp.multiply(f, xnp.add(dss, _mH(dss)))
+    if _cplx(a):
+        # JAX's gauge: diag(U^H dU) = i Im(diag dS) / s, diag(V^H dV) = 0
+        inner_u = xnp.add(inner_u, _diag_embed(xnp.multiply(_i_imag(_diag(ds_mat)), _recip0(s))))
+    du = _mm(u, inner_u)
+    dv = _mm(v, xnp.multiply(f, xnp.add(sds, _mH(sds))))
     if m > n:
         dav = _mm(a_dot, v)
-        du = xnp.add(du, xnp.divide(xnp.subtract(dav, _mm(u, _mm(_mT(u), dav))), sr))
+        du = xnp.add(du, xnp.divide(xnp.subtract(dav, _mm(u, _mm(_mH(u), dav))), sr))
     if n > m:
-        datu = _mm(_mT(a_dot), u)
-        dv = xnp.add(dv, xnp.divide(xnp.subtract(datu, _mm(v, _mm(vh, datu))), sr))
-    return (du, _diag(ds_mat), _mT(dv))
+        dahu = _mm(_mH(a_dot), u)
+        dv = xnp.add(dv, xnp.divide(xnp.subtract(dahu, _mm(v, _mm(vh, dahu))), sr))
+    return (du, _re(_diag(ds_mat)), _mH(dv))
 
 
 def _svd_vjp(outs, a, *, full_matrices):
     m, n = _svd_check(a, full_matrices)
     u, s, vh = outs
-    v = _mT(vh)
+    v = _mH(vh)
     f = _svd_f(s)
     sr, sc = xnp.expand_dims(s, axis=-2), xnp.expand_dims(s, axis=-1)
 
-    def vjp(gs):
+    def adjoint(gs):                            # of the JVP, for Re tr(X^H Y)
         gu, g_s, gvh = gs
-        gv = _mT(gvh)
-        j = xnp.multiply(f, _mm(_mT(u), gu))
-        k = xnp.multiply(f, _mm(vh, gv))
+        gv = _mH(gvh)
+        j = _mm(_mH(u), gu)
+        k = _mm(vh, gv)
         d = xnp.add(_diag_embed(g_s),
-                    xnp.add(xnp.multiply(xnp.add(j, _mT(j)), sr),
-                            xnp.multiply(sc, xnp.add(k, _mT(k)))))
+                    xnp.add(xnp.multiply(xnp.multiply(f, xnp.subtract(j, _mH(j))), sr),
+                            xnp.multiply(sc, xnp.multiply(f, xnp.subtract(k, _mH(k))))))
+        if _cplx(a):
+            d = xnp.add(d, _diag_embed(xnp.multiply(_i_imag(_diag(j)), _recip0(s))))
         out = _mm(_mm(u, d), vh)
         if m > n:
-            gu_perp = xnp.subtract(gu, _mm(u, _mm(_mT(u), gu)))
+            gu_perp = xnp.subtract(gu, _mm(u, _mm(_mH(u), gu)))
             out = xnp.add(out, _mm(xnp.divide(gu_perp, sr), vh))
         if n > m:
             gv_perp = xnp.subtract(gv, _mm(v, _mm(vh, gv)))
-            out = xnp.add(out, _mm(u, xnp.divide(_mT(gv_perp), sc)))
+            out = xnp.add(out, _mm(u, xnp.divide(_mH(gv_perp), sc)))
         return out
-    return vjp
+    return _conj_vjp(adjoint)
 
 
 svd_p = defprim("svd", _svd_impl, jvp=_svd_jvp, vjp=_svd_vjp, multiple_results=True,
@@ -418,15 +460,14 @@ svd = svd_p.bind
 
 
 def _svdvals_jvp(a_dot, ans, a):
-    _real_only("svdvals", a)
     u, _, vh = svd(a, full_matrices=False)
-    return xnp.sum(xnp.multiply(u, _mm(a_dot, _mT(vh))), axis=-2)
+    return _re(xnp.sum(xnp.multiply(_cj(u), _mm(a_dot, _mH(vh))), axis=-2))
 
 
 def _svdvals_vjp(ans, a):
-    _real_only("svdvals", a)
     u, _, vh = svd(a, full_matrices=False)
-    return lambda g: _mm(xnp.multiply(u, xnp.expand_dims(g, axis=-2)), vh)
+    uc, vhc = _cj(u), _cj(vh)
+    return lambda g: _mm(xnp.multiply(uc, xnp.expand_dims(g, axis=-2)), vhc)
 
 
 svdvals_p = defprim("svdvals", lambda xp, a: xp.linalg.svdvals(a),
@@ -441,7 +482,6 @@ def _qr_impl(xp, a, *, mode):
 
 
 def _qr_check(a, mode):
-    _real_only("qr", a)
     m, n = a.shape[-2:]
     if mode == "complete" and m > n:
         raise NotImplementedError(
@@ -450,22 +490,28 @@ def _qr_check(a, mode):
     return m, n
 
 
+def _half_lower(x):
+    """Strict lower triangle plus half the diagonal."""
+    return xnp.add(xnp.tril(x, k=-1), xnp.multiply(x, 0.5 * _eye(x.shape[-1], x)))
+
+
 def _qr_jvp_tall(q, r, a_dot):
     """(dQ, dR) for A = QR with R square and invertible."""
     b = _mT(_solve(_mT(r), _mT(a_dot)))            # dA R^-1
-    c = _mm(_mT(q), b)
-    low = xnp.tril(c, k=-1)
-    omega = xnp.subtract(low, _mT(low))           # Q^T dQ (antisymmetric)
+    c = _mm(_mH(q), b)
+    t = _half_lower(c)
+    omega = xnp.subtract(t, _mH(t))               # Q^H dQ (anti-Hermitian; real diagonal of dR)
     dq = xnp.add(_mm(q, xnp.subtract(omega, c)), b)
     dr = _mm(xnp.subtract(c, omega), r)
     return dq, dr
 
 
-def _qr_vjp_tall(q, r, gq, gr):
-    x = xnp.subtract(_mm(_mT(q), gq), _mm(gr, _mT(r)))
-    nn = xnp.subtract(xnp.tril(xnp.subtract(x, _mT(x)), k=-1), x)
+def _qr_adjoint_tall(q, r, gq, gr):
+    """Adjoint (for Re tr(X^H Y)) of ``_qr_jvp_tall``."""
+    x = xnp.subtract(_mm(_mH(q), gq), _mm(gr, _mH(r)))
+    nn = xnp.subtract(_half_lower(xnp.subtract(x, _mH(x))), x)
     b_bar = xnp.add(gq, _mm(q, nn))
-    return _mT(_solve(r, _mT(b_bar)))              # B_bar R^-T
+    return _mH(_solve(r, _mH(b_bar)))             # B_bar R^-H
 
 
 def _qr_jvp(a_dot, outs, a, *, mode):
@@ -473,9 +519,9 @@ def _qr_jvp(a_dot, outs, a, *, mode):
     q, r = outs
     if m >= n:
         return _qr_jvp_tall(q, r, a_dot)
-    # wide: A = [X | Y] = Q [R1 | R2] with R2 = Q^T Y
+    # wide: A = [X | Y] = Q [R1 | R2] with R2 = Q^H Y
     dq, dr1 = _qr_jvp_tall(q, r[..., :, :m], a_dot[..., :, :m])
-    dr2 = xnp.add(_mm(_mT(dq), a[..., :, m:]), _mm(_mT(q), a_dot[..., :, m:]))
+    dr2 = xnp.add(_mm(_mH(dq), a[..., :, m:]), _mm(_mH(q), a_dot[..., :, m:]))
     return dq, xnp.concat([dr1, dr2], axis=-1)
 
 
@@ -483,48 +529,128 @@ def _qr_vjp(outs, a, *, mode):
     m, n = _qr_check(a, mode)
     q, r = outs
 
-    def vjp(gs):
+    def adjoint(gs):
         gq, gr = gs
         if m >= n:
-            return _qr_vjp_tall(q, r, gq, gr)
+            return _qr_adjoint_tall(q, r, gq, gr)
         gr2 = gr[..., :, m:]
-        gq = xnp.add(gq, _mm(a[..., :, m:], _mT(gr2)))
-        x_bar = _qr_vjp_tall(q, r[..., :, :m], gq, gr[..., :, :m])
+        gq = xnp.add(gq, _mm(a[..., :, m:], _mH(gr2)))
+        x_bar = _qr_adjoint_tall(q, r[..., :, :m], gq, gr[..., :, :m])
         return xnp.concat([x_bar, _mm(q, gr2)], axis=-1)
-    return vjp
+    return _conj_vjp(adjoint)
 
 
 qr_p = defprim("qr", _qr_impl, jvp=_qr_jvp, vjp=_qr_vjp, multiple_results=True, batch=stack_rule)
 qr = qr_p.bind
 
 
+# ----- general eigendecomposition (LAPACK's normalisation: unit columns whose
+# largest-magnitude entry is real; derivatives need distinct eigenvalues) -----
+
+def _complex_dtype(xp, dt):
+    if is_complex(dt):
+        return dt
+    return xp.complex64 if dt == xp.float32 else xp.complex128
+
+
+def _backend_eig(xp, name):
+    fn = getattr(getattr(xp, "linalg", None), name, None)
+    if fn is None:
+        raise NotImplementedError(f"linalg.{name}: the backend {xp.__name__} has no linalg.{name}")
+    return fn
+
+
+def _eig_impl(xp, a):
+    w, v = _backend_eig(xp, "eig")(a)
+    dt = _complex_dtype(xp, a.dtype)
+    return (xp.astype(w, dt), xp.astype(v, dt))
+
+
+def _eigvals_impl(xp, a):
+    return xp.astype(_backend_eig(xp, "eigvals")(a), _complex_dtype(xp, a.dtype))
+
+
+def _eig_mask(v):
+    """1 at each column's largest-magnitude entry (a constant), 0 elsewhere."""
+    m = xnp.abs(v)
+    return xnp.astype(xnp.equal(m, xnp.max(m, axis=-2, keepdims=True)), v.dtype)
+
+
+def _eig_jvp(a_dot, outs, a):
+    w, v = outs
+    p = _mm(_solve(v, xnp.astype(a_dot, v.dtype)), v)          # V^-1 dA V
+    u = _mm(v, xnp.multiply(_eig_f(w), p))
+    # dv_j = u_j + c_j v_j, c_j fixed by the normalisation (unit norm, entry k real)
+    mask = _eig_mask(v)
+    vk = xnp.real(xnp.sum(xnp.multiply(mask, v), axis=-2))
+    c = xnp.add(xnp.real(xnp.sum(xnp.multiply(xnp.conj(v), u), axis=-2)),
+                xnp.divide(_i_imag(xnp.sum(xnp.multiply(mask, u), axis=-2)), vk))
+    return (_diag(p), xnp.subtract(u, xnp.multiply(v, xnp.expand_dims(c, axis=-2))))
+
+
+def _eig_vjp(outs, a):
+    w, v = outs
+    f = _eig_f(w)
+    vt = _mT(v)
+    mask = _eig_mask(v)
+    vk = xnp.real(xnp.sum(xnp.multiply(mask, v), axis=-2))
+
+    def vjp(gs):                               # the transpose of _eig_jvp, step by step
+        gw, gv = gs
+        gc = xnp.sum(xnp.multiply(v, gv), axis=-2)
+        ga = xnp.negative(xnp.real(gc))
+        gb = xnp.negative(xnp.divide(_i_imag(gc), vk))
+        gu = xnp.add(gv, xnp.add(xnp.multiply(xnp.conj(v), xnp.expand_dims(ga, axis=-2)),
+                                 xnp.multiply(mask, xnp.expand_dims(gb, axis=-2))))
+        gp = xnp.add(_diag_embed(gw), xnp.multiply(f, _mm(vt, gu)))
+        return _solve(vt, _mm(gp, vt))
+    return vjp
+
+
+eig_p = defprim("eig", _eig_impl, jvp=_eig_jvp, vjp=_eig_vjp, multiple_results=True,
+                batch=stack_rule)
+eig = eig_p.bind
+
+
+def _eigvals_jvp(a_dot, ans, a):
+    v = eig(a)[1]
+    return xnp.sum(xnp.multiply(_solve(v, xnp.astype(a_dot, v.dtype)), _mT(v)), axis=-1)
+
+
+def _eigvals_vjp(ans, a):
+    vt = _mT(eig(a)[1])
+    return lambda g: _solve(vt, xnp.multiply(xnp.expand_dims(g, axis=-1), vt))
+
+
+eigvals_p = defprim("eigvals", _eigvals_impl, jvp=_eigvals_jvp, vjp=_eigvals_vjp,
+                    batch=stack_rule)
+
+
 # ----- pseudo-inverse (derivative valid where the rank is locally constant) -----
 
 def _pinv_jvp(a_dot, p, a, rtol):
-    _real_only("pinv", a)
-    a_dot_t = _mT(a_dot)
+    a_dot_h = _mH(a_dot)
     t1 = xnp.negative(_mm(_mm(p, a_dot), p))
-    # P P^T dA^T (I - A P)
-    t2 = _mm(_mm(p, _mT(p)), xnp.subtract(a_dot_t, _mm(_mm(a_dot_t, a), p)))
-    # (I - P A) dA^T P^T P
-    z = _mm(a_dot_t, _mm(_mT(p), p))
+    # P P^H dA^H (I - A P)
+    t2 = _mm(_mm(p, _mH(p)), xnp.subtract(a_dot_h, _mm(_mm(a_dot_h, a), p)))
+    # (I - P A) dA^H P^H P
+    z = _mm(a_dot_h, _mm(_mH(p), p))
     t3 = xnp.subtract(z, _mm(p, _mm(a, z)))
     return xnp.add(t1, xnp.add(t2, t3))
 
 
 def _pinv_vjp(p, a, rtol):
-    _real_only("pinv", a)
-    pt = _mT(p)
+    ph = _mH(p)
 
-    def vjp(g):
-        gt = _mT(g)
-        t1 = xnp.negative(_mm(_mm(pt, g), pt))
-        y = _mm(gt, _mm(p, pt))                     # (I - A P) G^T P P^T
+    def adjoint(g):
+        gh = _mH(g)
+        t1 = xnp.negative(_mm(_mm(ph, g), ph))
+        y = _mm(gh, _mm(p, ph))                     # (I - A P) G^H P P^H
         t2 = xnp.subtract(y, _mm(a, _mm(p, y)))
-        w = _mm(_mm(pt, p), gt)                     # P^T P G^T (I - P A)
+        w = _mm(_mm(ph, p), gh)                     # P^H P G^H (I - P A)
         t3 = xnp.subtract(w, _mm(_mm(w, p), a))
         return xnp.add(t1, xnp.add(t2, t3))
-    return vjp
+    return _conj_vjp(adjoint)
 
 
 pinv_p = defprim("pinv", lambda xp, a, rtol: xp.linalg.pinv(a, rtol=rtol), nargs=2,
@@ -552,13 +678,12 @@ def _safe(ans):
 
 
 def _norm_jvp(x_dot, ans, x, *, axis, keepdims):
-    _real_only("vector_norm", x)
-    return xnp.divide(xnp.sum(xnp.multiply(x, x_dot), axis=axis, keepdims=keepdims), _safe(ans))
+    dot = _re(xnp.sum(xnp.multiply(_cj(x), x_dot), axis=axis, keepdims=keepdims))
+    return xnp.divide(dot, _safe(ans))
 
 
 def _norm_vjp(ans, x, *, axis, keepdims):
-    _real_only("vector_norm", x)
-    unit = xnp.divide(x, _kept(_safe(ans), x.shape, axis, keepdims))
+    unit = xnp.divide(_cj(x), _kept(_safe(ans), x.shape, axis, keepdims))
     return lambda g: xnp.multiply(_kept(g, x.shape, axis, keepdims), unit)
 
 
