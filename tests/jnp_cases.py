@@ -125,8 +125,7 @@ def check(case, xp, jax):
     jf = _split(case, jargs)
     jf.ns_fn = lambda *a: case.fn(jnp, *a)
     # forward mode (and the value on traced values)
-    tans = [rng.standard_normal(np.shape(case.args[i])).astype(case.args[i].dtype)
-            for i in case.diff]
+    tans = [_draw(rng, np.shape(case.args[i]), case.args[i].dtype) for i in case.diff]
     out, t_out = xgrad.jvp(f, tuple(prim), tuple(from_np(xp, t) for t in tans))
     jout, jt_out = jax.jvp(jf, tuple(jprim), tuple(jnp.asarray(t) for t in tans))
     _assert_tree_close(out, jout, case, "value under jvp")
@@ -134,7 +133,7 @@ def check(case, xp, jax):
     # reverse mode: a random cotangent per float output
     _, vjp_fn = xgrad.vjp(f, *prim)
     _, jvp_fn = jax.vjp(jf, *jprim)
-    cts = [rng.standard_normal(np.shape(o)).astype(np.asarray(o).dtype)
+    cts = [_draw(rng, np.shape(o), np.asarray(o).dtype)
            if np.asarray(o).dtype.kind in "fc" else np.zeros(np.shape(o), jax.dtypes.float0)
            for o in _leaves(jout)]
     struct = jax.tree_util.tree_structure(jout)
@@ -162,6 +161,16 @@ def check(case, xp, jax):
         for k in range(2):
             _assert_tree_close(_index(vout, k), [to_np(x) for x in _leaves(loop[k])], case,
                                f"vmap (element {k})")
+
+
+def _draw(rng, shape, dtype):
+    """A random tangent or cotangent: complex ones have both parts, so
+    complex derivatives are really tested (a real direction would miss
+    the conjugations)."""
+    x = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dtype)
 
 
 def _as_out(ct, out, xp):
