@@ -1012,16 +1012,6 @@ _T.__neg__ = negative    # noqa: F821
 _T.__pos__ = positive    # noqa: F821
 _T.__abs__ = abs         # noqa: F821
 _T.__invert__ = bitwise_invert  # noqa: F821
-# common NumPy methods
-_T.sum = lambda self, axis=None, keepdims=False: sum(self, axis=axis, keepdims=keepdims)
-_T.mean = lambda self, axis=None, keepdims=False: mean(self, axis=axis, keepdims=keepdims)
-_T.max = lambda self, axis=None, keepdims=False: max(self, axis=axis, keepdims=keepdims)
-_T.min = lambda self, axis=None, keepdims=False: min(self, axis=axis, keepdims=keepdims)
-_T.reshape = lambda self, *shape: reshape(
-    self, shape[0] if _builtins.len(shape) == 1 and not isinstance(shape[0], int) else shape)
-_T.astype = lambda self, dtype: astype(self, dtype)
-_T.transpose = lambda self, *axes: transpose(self, axes if axes else None)
-_T.dot = lambda self, other: dot(self, other)
 _T.__hash__ = None
 del _name, _f
 
@@ -1029,6 +1019,13 @@ del _name, _f
 # ----- extensions (submodules) -----
 from . import linalg, fft, special  # noqa: E402,F401
 from ._extra import *  # noqa: E402,F401,F403  (sorting, searching, sets, manipulation)
+from ._at import at  # noqa: E402,F401  (x.at[idx] for any array; traced values have .at)
+from . import _methods as _methods  # noqa: E402
+
+# the ndarray methods of traced values (x.sum(), x.at[i].add(v), ...), each
+# looking up the function of its name here when called
+_methods.attach(_T)
+ndarray = _methods.ndarray
 
 # The namespace is every name above without a leading underscore: functions
 # generated from the table, composites, dtypes, constants and the submodules.
