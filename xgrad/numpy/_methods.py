@@ -290,7 +290,10 @@ def _take(self, indices, axis=None, out=None, mode=None, unique_indices=False,
           indices_are_sorted=False, fill_value=None):
     """``xgrad.numpy.take(self, indices, ...)``."""
     _no_out("take", out)
-    return _ns("take")(self, indices, axis=axis, **_extra(mode=mode, fill_value=fill_value))
+    x = self
+    if axis is None:                          # jax: the flattened array
+        x, axis = _ns("reshape")(self, (-1,)), 0
+    return _ns("take")(x, indices, axis=axis, **_extra(mode=mode, fill_value=fill_value))
 
 
 def _choose(self, choices, out=None, mode="raise"):
@@ -335,6 +338,17 @@ def _tolist(self):
 
 # ----- properties ---------------------------------------------------------
 
+def _itemsize(dtype):
+    if hasattr(dtype, "itemsize"):
+        return dtype.itemsize
+    ns = _sys.modules["xgrad.numpy"]
+    if ns.isdtype(dtype, "bool"):
+        return 1
+    info = ns.finfo(dtype) if ns.isdtype(dtype, ("real floating", "complex floating")) \
+        else ns.iinfo(dtype)
+    return info.bits // 8 * (2 if ns.isdtype(dtype, "complex floating") else 1)
+
+
 METHODS = dict(
     all=_all_any("all"), any=_all_any("any"), argmax=_arg("argmax"), argmin=_arg("argmin"),
     argpartition=_argpartition, argsort=_sort_like("argsort"), astype=_astype,
@@ -352,8 +366,8 @@ METHODS = dict(
 PROPERTIES = dict(
     real=lambda self: _ns("real")(self),
     imag=lambda self: _ns("imag")(self),
-    itemsize=lambda self: self.dtype.itemsize,
-    nbytes=lambda self: self.size * self.dtype.itemsize,
+    itemsize=lambda self: _itemsize(self.dtype),
+    nbytes=lambda self: self.size * _itemsize(self.dtype),
     at=_IndexUpdateHelper,
 )
 
