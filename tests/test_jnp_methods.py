@@ -45,7 +45,7 @@ def _via(ns, x, f):
         out = xgrad.jvp(g, (x,), (xnp.zeros_like(x),))[0]
     else:
         out = xgrad.vmap(g)(xnp.expand_dims(x, axis=0))
-        out = tuple(o[0] for o in out) if isinstance(out, tuple) else out[0]
+        out = tuple(o[0, ...] for o in out) if isinstance(out, tuple) else out[0, ...]
     return held[0] if held else out
 
 
