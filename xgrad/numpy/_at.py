@@ -31,8 +31,9 @@ Derivatives: ``set`` and ``add`` are the primitives ``index_set`` and
 ``index_add``; the others are composites of a gather, an elementwise
 operation and ``index_set`` (repeated indices: applied in rounds, one per
 repetition, each round writing distinct positions), so they differentiate to
-any order and batch under ``vmap``; at ties ``min``/``max`` follow
-``minimum``/``maximum`` (the derivative is shared).
+any order and batch under ``vmap``; at ties ``min``/``max`` share the
+derivative equally among ``x`` and every write equal to the result (JAX's
+convention; for two entries this is ``minimum``'s half).
 """
 from __future__ import annotations
 
@@ -198,6 +199,26 @@ def _combine(x, idx, v, op):
     return X.reshape(xf, shape)
 
 
+def _extremum(x, idx, v, op):
+    """``min``/``max``: the value of ``_combine``, with JAX's derivative at
+    ties: every entry equal to the result (``x`` and each write) gets an equal
+    share. ``m + (num - m * count) / count`` has the value ``m`` (up to
+    rounding at ties) and the derivative ``d num / count``: the comparisons
+    are constants, so ``num`` is the sum of the tied entries."""
+    X = _X()
+    m = _combine(x, idx, v, op)
+    mi = X._getitem(m, idx)
+    region = tuple(mi.shape)
+    if hasattr(v, "shape") and len(v.shape) > len(region):
+        v = X.reshape(v, tuple(v.shape)[len(v.shape) - len(region):])
+    cx = X.astype(X.equal(x, m), x.dtype)
+    cv = X.astype(X.equal(v, mi), x.dtype)
+    zeros = X._zeros_like(x)
+    count = cx + X._index_add(zeros, cv, idx)
+    num = x * cx + X._index_add(zeros, v * cv, idx)
+    return m + (num - m * count) / count
+
+
 def _host_list(a):
     if hasattr(a, "tolist"):
         return a.tolist()
@@ -229,6 +250,11 @@ class _IndexUpdateRef:
 
     def _prepare(self, mode, table, wrap):
         idx = _X()._norm_index(self.index)
+        parts = idx if isinstance(idx, tuple) else (idx,)
+        if not any(p is Ellipsis for p in parts):
+            used = sum(len(p.shape) if _is_bool_array(p) else 1 for p in parts if p is not None)
+            if used < len(self.array.shape):      # x[i] is x[i, ...] (the array API wants it said)
+                idx = parts + (Ellipsis,)
         return _fix_index(tuple(self.array.shape), idx, _mode(mode, table), wrap)
 
     def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None, fill_value=None,
@@ -253,6 +279,8 @@ class _IndexUpdateRef:
             out = X._index_set(x, _cast_like(values, x), idx)
         elif kind == "add":
             out = X._index_add(x, _cast_like(values, x), idx)
+        elif kind in ("min", "max"):
+            out = _extremum(x, idx, values, _OPS[kind])
         else:
             out = _combine(x, idx, values, _OPS[kind] if isinstance(kind, str) else kind)
         return _unpad(out, pads, shape) if pads else out
