@@ -650,6 +650,28 @@ def _has_tracer(obj):
 globals().update(_make_creation())
 
 
+def _const_in_transform(f):
+    """``f`` (a creation function) returning a constant of the innermost
+    running transform, so that JAX code such as ``R = zeros((3, 3)); R =
+    R.at[0, 0].set(c)`` or ``R[0, 0] = c`` works inside ``grad``: the
+    constant is a traced value (with ``.at``, and writes into it are
+    recorded). Outside transforms (and under vmap, whose constants are plain)
+    the result is the backend's plain array: one ``current_trace()`` look-up
+    per call, nothing per operation."""
+    def g(*args, **kwargs):
+        out = f(*args, **kwargs)
+        trace = _core.current_trace()
+        return out if trace is None or isinstance(out, _Tracer) else trace.const(out)
+    g.__name__ = g.__qualname__ = f.__name__
+    g.__doc__ = f.__doc__
+    return g
+
+
+for _n in ("zeros", "ones", "empty", "full", "eye", "arange", "linspace"):
+    globals()[_n] = _const_in_transform(globals()[_n])
+del _n
+
+
 def _like_xp(x, dtype):
     xp = _backend_of(x)
     return xp, _dtype_in(xp, dtype if dtype is not None else x.dtype)
@@ -662,7 +684,9 @@ def _traced_const(x, plain):
     differentiates. Under vmap the constant is batched like ``x``."""
     if isinstance(x, _Tracer):
         return x._trace.const_like(x, plain)
-    return plain(x)
+    out = plain(x)
+    trace = _core.current_trace()      # a plain x inside a transform: as ``zeros`` there
+    return out if trace is None else trace.const(out)
 
 
 def _plain_like(make):

@@ -3,11 +3,15 @@
 ``.max``, ``.apply`` and ``.get``, each returning a new array (the caller's
 array is never written).
 
-Where ``.at`` is: every traced value has the property ``x.at``. Plain arrays
-(what ``xgrad.numpy`` returns outside transforms, and what the caller
-passes) are the backend's own arrays (``numpy.ndarray``, cupy,
-array_api_strict), which have no ``.at``: for them, and for code that may
-see either, write ``xgrad.numpy.at(x)[idx].add(v)``, which takes any array.
+Where ``.at`` is: every traced value has the property ``x.at``, and inside
+``grad``/``jvp``/``vjp`` the creation functions (``zeros``, ``ones``, ...)
+return constants of the running transform, which are traced values, so
+``R = zeros((3, 3)); R = R.at[0, 0].set(c)`` works there. Plain arrays
+(what ``xgrad.numpy`` returns outside transforms and under ``vmap``, and
+what the caller passes) are the backend's own arrays (``numpy.ndarray``,
+cupy, array_api_strict), which have no ``.at``: for them, and for code that
+may see either, write ``xgrad.numpy.at(x)[idx].add(v)``, which takes any
+array.
 Why not a small ``numpy.ndarray`` subclass with ``.at`` returned by the
 creation functions: numpy's ufunc machinery wraps the output of every
 operation on a subclass (measured: ``np.sin`` on a 10-element subclass array
@@ -236,6 +240,16 @@ _OPS = {
 }
 
 
+def _keep_traced(x, out):
+    """An update of a traced constant (``zeros((3, 3))`` inside ``grad``)
+    with constants is computed on plain arrays; keep the result a constant of
+    the same transform, so that ``R.at[2, 2].set(1.0).at[0, 0].set(c)``
+    chains."""
+    if isinstance(x, _Tracer) and not isinstance(out, _Tracer) and x._trace.alive:
+        return x._trace.const(out)
+    return out
+
+
 class _IndexUpdateRef:
     """``x.at[idx]``: call one of its methods to get the updated copy."""
 
@@ -266,7 +280,7 @@ class _IndexUpdateRef:
         idx, pads = self._prepare(mode, _GET_MODES, wrap_negative_indices)
         if pads:
             x = _pad(x, pads, _default_fill(x.dtype) if fill_value is None else fill_value)
-        return _X()._getitem(x, idx)
+        return _keep_traced(self.array, _X()._getitem(x, idx))
 
     def _update(self, kind, values, mode, wrap):
         x = self.array
@@ -283,7 +297,8 @@ class _IndexUpdateRef:
             out = _extremum(x, idx, values, _OPS[kind])
         else:
             out = _combine(x, idx, values, _OPS[kind] if isinstance(kind, str) else kind)
-        return _unpad(out, pads, shape) if pads else out
+        out = _unpad(out, pads, shape) if pads else out
+        return _keep_traced(self.array, out)
 
     def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
             out_sharding=None, wrap_negative_indices=True):
