@@ -10,6 +10,7 @@ To add an operation: add a row to the table (a primitive) or write a
 composite here; see ``rules/__init__.py``.
 """
 import builtins as _builtins
+import functools as _functools
 import math as _math
 import sys as _sys
 import types as _types
@@ -662,9 +663,7 @@ def _const_in_transform(f):
         out = f(*args, **kwargs)
         trace = _core.current_trace()
         return out if trace is None or isinstance(out, _Tracer) else trace.const(out)
-    g.__name__ = g.__qualname__ = f.__name__
-    g.__doc__ = f.__doc__
-    return g
+    return _functools.update_wrapper(g, f)      # f's name, docstring and signature
 
 
 for _n in ("zeros", "ones", "empty", "full", "eye", "arange", "linspace"):
