@@ -10,6 +10,7 @@ To add an operation: add a row to the table (a primitive) or write a
 composite here; see ``rules/__init__.py``.
 """
 import builtins as _builtins
+import functools as _functools
 import math as _math
 import sys as _sys
 import types as _types
@@ -650,6 +651,26 @@ def _has_tracer(obj):
 globals().update(_make_creation())
 
 
+def _const_in_transform(f):
+    """``f`` (a creation function) returning a constant of the innermost
+    running transform, so that JAX code such as ``R = zeros((3, 3)); R =
+    R.at[0, 0].set(c)`` or ``R[0, 0] = c`` works inside ``grad``: the
+    constant is a traced value (with ``.at``, and writes into it are
+    recorded). Outside transforms (and under vmap, whose constants are plain)
+    the result is the backend's plain array: one ``current_trace()`` look-up
+    per call, nothing per operation."""
+    def g(*args, **kwargs):
+        out = f(*args, **kwargs)
+        trace = _core.current_trace()
+        return out if trace is None or isinstance(out, _Tracer) else trace.const(out)
+    return _functools.update_wrapper(g, f)      # f's name, docstring and signature
+
+
+for _n in ("zeros", "ones", "empty", "full", "eye", "arange", "linspace"):
+    globals()[_n] = _const_in_transform(globals()[_n])
+del _n
+
+
 def _like_xp(x, dtype):
     xp = _backend_of(x)
     return xp, _dtype_in(xp, dtype if dtype is not None else x.dtype)
@@ -662,7 +683,9 @@ def _traced_const(x, plain):
     differentiates. Under vmap the constant is batched like ``x``."""
     if isinstance(x, _Tracer):
         return x._trace.const_like(x, plain)
-    return plain(x)
+    out = plain(x)
+    trace = _core.current_trace()      # a plain x inside a transform: as ``zeros`` there
+    return out if trace is None else trace.const(out)
 
 
 def _plain_like(make):
@@ -1012,16 +1035,6 @@ _T.__neg__ = negative    # noqa: F821
 _T.__pos__ = positive    # noqa: F821
 _T.__abs__ = abs         # noqa: F821
 _T.__invert__ = bitwise_invert  # noqa: F821
-# common NumPy methods
-_T.sum = lambda self, axis=None, keepdims=False: sum(self, axis=axis, keepdims=keepdims)
-_T.mean = lambda self, axis=None, keepdims=False: mean(self, axis=axis, keepdims=keepdims)
-_T.max = lambda self, axis=None, keepdims=False: max(self, axis=axis, keepdims=keepdims)
-_T.min = lambda self, axis=None, keepdims=False: min(self, axis=axis, keepdims=keepdims)
-_T.reshape = lambda self, *shape: reshape(
-    self, shape[0] if _builtins.len(shape) == 1 and not isinstance(shape[0], int) else shape)
-_T.astype = lambda self, dtype: astype(self, dtype)
-_T.transpose = lambda self, *axes: transpose(self, axes if axes else None)
-_T.dot = lambda self, other: dot(self, other)
 _T.__hash__ = None
 del _name, _f
 
@@ -1034,6 +1047,13 @@ from ._shape_ext import *  # noqa: E402,F401,F403  (jax.numpy shape, constructio
 from ._elem import *  # noqa: E402,F401,F403  (elementwise math, polynomials, windows)
 from ._stats import *  # noqa: E402,F401,F403  (statistics, nan* reductions, calculus)
 from ._einsum import *  # noqa: E402,F401,F403  (einsum, einsum_path, matvec, vecmat)
+from ._at import at  # noqa: E402,F401  (x.at[idx] for any array; traced values have .at)
+from . import _methods as _methods  # noqa: E402
+
+# the ndarray methods of traced values (x.sum(), x.at[i].add(v), ...), each
+# looking up the function of its name here when called
+_methods.attach(_T)
+ndarray = _methods.ndarray
 
 # The namespace is every name above without a leading underscore: functions
 # generated from the table, composites, dtypes, constants and the submodules.
