@@ -1029,6 +1029,7 @@ del _name, _f
 # ----- extensions (submodules) -----
 from . import linalg, fft, special  # noqa: E402,F401
 from ._extra import *  # noqa: E402,F401,F403  (sorting, searching, sets, manipulation)
+from ._sets import *  # noqa: E402,F401,F403  (jax.numpy sets, sorting, selection, histograms)
 
 # The namespace is every name above without a leading underscore: functions
 # generated from the table, composites, dtypes, constants and the submodules.
