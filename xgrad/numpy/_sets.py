@@ -25,18 +25,20 @@ import operator as _operator
 
 from ..core import Tracer as _Tracer
 from ..backends import backend_of as _backend_of
-from . import (_device_of, any as _any, argsort as _argsort,
+from . import (_device_of, add as _add, divide as _divide, sort as _sort, any as _any, argsort as _argsort,
                asarray as _asarray, astype as _astype, broadcast_arrays as _broadcast_arrays,
                clip as _clip, concat as _concat, cumulative_sum as _cumulative_sum,
                diff as _diff, equal as _equal, expand_dims as _expand_dims, flip as _flip,
-               imag as _imag, int64 as _int64, isnan as _isnan,
+               imag as _imag, int32 as _int32, int64 as _int64, isnan as _isnan,
                logical_and as _logical_and, logical_not as _logical_not, max as _max,
                min as _min, moveaxis as _moveaxis, nonzero as _nonzero, not_equal as _not_equal,
                real as _real, remainder as _remainder, reshape as _reshape,
                searchsorted as _searchsorted, stack as _stack, sum as _sum,
-               take as _take, take_along_axis as _take_along_axis, uint8 as _uint8,
+               take as _take1, take_along_axis as _take_along_axis, uint8 as _uint8,
                where as _where, zeros as _zeros)
 from ._extra import _axis, _concrete
+from ..core import bind as _bind
+from ..rules.extra import permute_along_p as _permute_along_p
 
 __all__ = ["unique", "union1d", "intersect1d", "setdiff1d", "setxor1d", "bincount",
            "digitize", "histogram", "histogram2d", "histogramdd", "histogram_bin_edges",
@@ -65,7 +67,26 @@ def _flat(x):
 
 def _iota(n, like):
     """``arange(n)`` as int64 on ``like``'s backend and device (a constant)."""
-    return _backend_of(like).arange(n, dtype=_int64, device=_device_of(like))
+    xp = _backend_of(like)
+    return xp.arange(n, dtype=xp.int64, device=_device_of(like))
+
+
+def _take(x, idx, axis=0):
+    """``x`` at ``idx`` along ``axis`` (a gather; on any number of
+    dimensions and every backend)."""
+    if x.ndim == 1:
+        return _take1(x, idx, axis=0)
+    m = _moveaxis(x, axis, 0)
+    out = _take_along_axis(m, _reshape(idx, (-1,) + (1,) * (x.ndim - 1)), axis=0)
+    return _moveaxis(out, 0, axis)
+
+
+def _permute(x, idx, axis):
+    """``x`` gathered along ``axis`` by ``idx`` of ``x``'s shape (the
+    ``permute_along`` row: differentiable, and batched under vmap)."""
+    if not (isinstance(x, _Tracer) or isinstance(idx, _Tracer)):
+        return _take_along_axis(x, idx, axis=axis)
+    return _bind(_permute_along_p, x, idx, axis=axis)
 
 
 def _is_float(x):
@@ -86,7 +107,7 @@ def _pad(x, size, fill, axis=0):
     xp = _backend_of(x)
     if _is_array(fill):
         fill = _astype(fill, x.dtype) if fill.dtype != x.dtype else fill
-        pad = _zeros(tuple(shape), dtype=x.dtype, device=_device_of(x)) + fill
+        pad = _add(_zeros(tuple(shape), dtype=x.dtype, device=_device_of(x)), fill)
     else:
         pad = xp.full(tuple(shape), fill, dtype=x.dtype, device=_device_of(x))
     return _concat([x, pad], axis=axis)
@@ -166,7 +187,9 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         counts = ends - starts
     if size is not None:
         k = values.shape[0]
-        fill = fill_value if fill_value is not None else (values[0, ...] if k else 0)
+        # the default fill, the smallest value, carries no derivative (as jax)
+        fill = fill_value if fill_value is not None else (_concrete(values[0, ...], "unique")
+                                                          if k else 0)
         values = _pad(values, size, fill)
         index = _pad(index, size, index[0] if k else 0)
         counts = _pad(counts, size, 0)
@@ -199,7 +222,9 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
     from ``ar1`` (and carry its derivative)."""
     a, b = _flat(_arr(ar1)), _flat(_arr(ar2, ar1))
     if assume_unique:
-        ia, ib = _iota(a.shape[0], a), _iota(b.shape[0], b)
+        # int32, as jax gives them here
+        ia = _astype(_iota(a.shape[0], a), _int32)
+        ib = _astype(_iota(b.shape[0], b), _int32)
         ua, ub = _concrete(a, "intersect1d"), _concrete(b, "intersect1d")
     else:
         ua, ia = unique(_concrete(a, "intersect1d"), return_index=True)
@@ -228,7 +253,8 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     """The sorted unique values of ``ar1`` that are not in ``ar2``."""
     a, b = _flat(_arr(ar1)), _flat(_arr(ar2, ar1))
     keep = _nonzero(_logical_not(_in(_concrete(a, "setdiff1d"), _concrete(b, "setdiff1d"))))[0]
-    return unique(_take(a, keep, axis=0), size=size, fill_value=fill_value)
+    return unique(_take(a, keep, axis=0), size=size,
+                  fill_value=0 if fill_value is None else fill_value)
 
 
 def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
@@ -291,10 +317,10 @@ def digitize(x, bins, right=False, *, method=None):
         raise ValueError(f"digitize: bins must be 1-dimensional, got shape {tuple(bins.shape)}")
     n = bins.shape[0]
     if n == 0:
-        return _astype(_zeros(tuple(x.shape), dtype=_int64, device=_device_of(x)) + 0, _int64)
+        return _zeros(tuple(x.shape), dtype=_int32, device=_device_of(x))
     up = _searchsorted(bins, x, side="left" if right else "right")
     down = n - _searchsorted(_flip(bins), x, side="right" if right else "left")
-    return _where(bins[-1] >= bins[0], up, down)
+    return _astype(_where(bins[-1] >= bins[0], up, down), _int32)     # int32, as jax
 
 
 def _range_of(a, rng, fname):
@@ -335,7 +361,7 @@ def _edges(a, bins, rng, fname):
         lo, hi = _range_of(_astype(a, dt) if a.dtype != dt else a, rng, fname)
         step = _astype(_iota(nb, a), dt) / nb
         inner = lo + (hi - lo) * step
-        last = _zeros((1,), dtype=dt, device=_device_of(a)) + hi
+        last = _add(_zeros((1,), dtype=dt, device=_device_of(a)), hi)
         return _concat([_astype(inner, dt) if inner.dtype != dt else inner,
                         _astype(last, dt) if last.dtype != dt else last])
     e = _arr(bins, a)
@@ -380,7 +406,7 @@ def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
     idx = _bin_index(a, edges)
     counts = bincount(idx, w, length=edges.shape[0] + 1)[1:-1]
     if density:
-        counts = counts / _diff(edges) / _sum(counts)
+        counts = _divide(_divide(counts, _diff(edges)), _sum(counts))
     return counts, edges
 
 
@@ -406,22 +432,17 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noq
         flat = i if flat is None else flat * m + i
         edges.append(e)
         shape.append(m)
-    xp = _backend_of(sample)
-    dt = edges[0].dtype
-    if weights is None:
-        w = xp.ones((n,), dtype=dt, device=_device_of(sample))
-    else:
-        w = _flat(_arr(weights, sample))
+    w = None if weights is None else _flat(_arr(weights, sample))   # no weights: int counts
     total = 1
     for m in shape:
         total *= m
     counts = _reshape(bincount(flat, w, length=total), tuple(shape))
     counts = counts[(slice(1, -1),) * d]
     if density:
-        counts = counts / _sum(counts)
+        counts = _divide(counts, _sum(counts))
         for k, e in enumerate(edges):
             wk = _diff(e)
-            counts = counts / _reshape(wk, (1,) * k + (-1,) + (1,) * (d - k - 1))
+            counts = _divide(counts, _reshape(wk, (1,) * k + (-1,) + (1,) * (d - k - 1)))
     return counts, edges
 
 
@@ -460,8 +481,7 @@ def lexsort(keys, axis=-1):
     axis = _axis(axis, keys[0].ndim, "lexsort")
     perm = _argsort(keys[0], axis=axis, stable=True)
     for k in keys[1:]:
-        perm = _take_along_axis(perm, _argsort(_take_along_axis(k, perm, axis=axis),
-                                               axis=axis, stable=True), axis=axis)
+        perm = _permute(perm, _argsort(_permute(k, perm, axis), axis=axis, stable=True), axis)
     return perm
 
 
@@ -480,12 +500,11 @@ def sort_complex(a):
     if c.ndim == 0:
         return c
     perm = lexsort([_imag(c), _real(c)], axis=-1)
-    return _take_along_axis(c, perm, axis=-1)
+    return _permute(c, perm, c.ndim - 1)
 
 
-def _partition_indices(a, kth, fname):
-    """(indices of the ``kth + 1`` smallest, ascending; the argsort
-    descending), along the last axis of ``a``."""
+def _kth(a, kth, fname):
+    """``kth`` checked and made non-negative, for the last axis of ``a``."""
     xp = _backend_of(a)
     if xp.isdtype(a.dtype, "complex floating"):
         raise NotImplementedError(f"{fname}: complex input is not supported (as in jax)")
@@ -493,9 +512,7 @@ def _partition_indices(a, kth, fname):
     kth = _operator.index(kth)
     if not -n <= kth < n:
         raise ValueError(f"{fname}: kth={kth} is out of range for an axis of length {n}")
-    kth %= n
-    up = _argsort(a, axis=-1, stable=True)
-    return up[..., :kth + 1], kth
+    return kth % n
 
 
 def partition(a, kth, axis=-1):
@@ -510,11 +527,11 @@ def partition(a, kth, axis=-1):
     a = _arr(a)
     axis = _axis(axis, a.ndim, "partition")
     m = _moveaxis(a, axis, -1)
-    low, kth = _partition_indices(m, kth, "partition")
+    kth = _kth(m, kth, "partition")
     n = m.shape[-1]
-    high = _argsort(m, axis=-1, descending=True, stable=True)[..., :n - kth - 1]
-    out = _concat([_take_along_axis(m, low, axis=-1), _take_along_axis(m, high, axis=-1)],
-                  axis=-1)
+    low = _sort(m, axis=-1, stable=True)[..., :kth + 1]
+    high = _sort(m, axis=-1, descending=True, stable=True)[..., :n - kth - 1]
+    out = _concat([low, high], axis=-1)
     return _moveaxis(out, -1, axis)
 
 
@@ -525,12 +542,15 @@ def argpartition(a, kth, axis=-1):
     a = _arr(a)
     axis = _axis(axis, a.ndim, "argpartition")
     m = _moveaxis(a, axis, -1)
-    low, kth = _partition_indices(m, kth, "argpartition")
+    kth = _kth(m, kth, "argpartition")
     n = m.shape[-1]
-    rank = _argsort(_argsort(m, axis=-1, stable=True), axis=-1, stable=True)
+    up = _argsort(m, axis=-1, stable=True)
+    low = up[..., :kth + 1]
+    rank = _argsort(up, axis=-1, stable=True)
     outside = _astype(rank > kth, _int64)
     high = _argsort(outside, axis=-1, descending=True, stable=True)[..., :n - kth - 1]
-    return _moveaxis(_concat([low, high], axis=-1), -1, axis)
+    out = _astype(_concat([low, high], axis=-1), _int32)      # int32, as jax
+    return _moveaxis(out, -1, axis)
 
 
 # --------------------------------------------------------------------------
@@ -558,7 +578,7 @@ def packbits(a, axis=None, bitorder="big"):
     n = bits.shape[-1]
     pad = -n % 8
     if pad:
-        bits = _concat([bits, xp.zeros(tuple(bits.shape[:-1]) + (pad,), dtype=_uint8,
+        bits = _concat([bits, xp.zeros(tuple(bits.shape[:-1]) + (pad,), dtype=xp.uint8,
                                        device=_device_of(a))], axis=-1)
     bits = _reshape(bits, tuple(bits.shape[:-1]) + ((n + pad) // 8, 8))
     out = _sum(bits << shifts, axis=-1, dtype=_uint8)
@@ -707,8 +727,8 @@ def piecewise(x, condlist, funclist, *args, **kw):
     [1.0, 4.0]
     """
     x = _arr(x)
-    if _is_array(condlist) and condlist.ndim == x.ndim:
-        condlist = [condlist]
+    if _is_array(condlist) and condlist.ndim == 0:
+        condlist = _reshape(condlist, (1,))
     condlist = [condlist[i] for i in _builtins.range(len(condlist))]
     funclist = list(funclist)
     n = len(condlist)
@@ -723,7 +743,8 @@ def piecewise(x, condlist, funclist, *args, **kw):
         return v
 
     if len(funclist) == n + 1:
-        out = _zeros(tuple(x.shape), dtype=x.dtype, device=_device_of(x)) + piece(funclist[-1])
+        out = _add(_zeros(tuple(x.shape), dtype=x.dtype, device=_device_of(x)),
+                   piece(funclist[-1]))
         out = _astype(out, x.dtype) if out.dtype != x.dtype else out
     else:
         out = _zeros(tuple(x.shape), dtype=x.dtype, device=_device_of(x))
