@@ -187,9 +187,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         counts = ends - starts
     if size is not None:
         k = values.shape[0]
-        # the default fill, the smallest value, carries no derivative (as jax)
-        fill = fill_value if fill_value is not None else (_concrete(values[0, ...], "unique")
-                                                          if k else 0)
+        fill = fill_value if fill_value is not None else (values[0, ...] if k else 0)
         values = _pad(values, size, fill)
         index = _pad(index, size, index[0] if k else 0)
         counts = _pad(counts, size, 0)
@@ -319,7 +317,7 @@ def digitize(x, bins, right=False, *, method=None):
     if n == 0:
         return _zeros(tuple(x.shape), dtype=_int32, device=_device_of(x))
     up = _searchsorted(bins, x, side="left" if right else "right")
-    down = n - _searchsorted(_flip(bins), x, side="right" if right else "left")
+    down = n - _searchsorted(_flip(bins), x, side="left" if right else "right")
     return _astype(_where(bins[-1] >= bins[0], up, down), _int32)     # int32, as jax
 
 
@@ -439,6 +437,8 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noq
     counts = _reshape(bincount(flat, w, length=total), tuple(shape))
     counts = counts[(slice(1, -1),) * d]
     if density:
+        if not _is_float(counts):
+            counts = _astype(counts, edges[0].dtype)
         counts = _divide(counts, _sum(counts))
         for k, e in enumerate(edges):
             wk = _diff(e)
@@ -574,7 +574,8 @@ def packbits(a, axis=None, bitorder="big"):
     if axis is None:
         a, axis = _flat(a), 0
     axis = _axis(axis, a.ndim, "packbits")
-    bits = _astype(_not_equal(_moveaxis(a, axis, -1), 0), _uint8)
+    m = _moveaxis(a, axis, -1)
+    bits = _astype(m if m.dtype == xp.bool else _not_equal(m, 0), _uint8)
     n = bits.shape[-1]
     pad = -n % 8
     if pad:
