@@ -3,6 +3,9 @@
 import numpy as np
 import pytest
 
+import xgrad
+import xgrad.numpy as xnp
+
 from jnp_cases import JCase, check, ids
 
 _r = np.random.default_rng(7)
@@ -171,3 +174,52 @@ CASES = [
 @pytest.mark.parametrize("case", CASES, ids=ids(CASES))
 def test_case(case, xp, jax):
     check(case, xp, jax)
+
+
+# ----- errors: data-dependent shapes under vmap, bad arguments -----
+
+@pytest.mark.parametrize("fn", [
+    lambda x: xnp.unique(x),
+    lambda x: xnp.unique(x, size=3),
+    lambda x: xnp.flatnonzero(x),
+    lambda x: xnp.extract(x > 0, x),
+    lambda x: xnp.trim_zeros(x),
+], ids=["unique", "unique_size", "flatnonzero", "extract", "trim_zeros"])
+def test_data_dependent_shape_under_vmap_is_a_clear_error(fn):
+    with pytest.raises(TypeError, match="vmap"):
+        xgrad.vmap(fn)(np.stack([X, -X]))
+
+
+def test_bincount_needs_length_under_vmap():
+    w = np.stack([W, 2 * W])
+    with pytest.raises(TypeError, match="length="):
+        xgrad.vmap(lambda x: xnp.bincount(x))(np.stack([IX, IX[::-1]]))
+    out = xgrad.vmap(lambda w: xnp.bincount(IX, w, length=8))(w)
+    np.testing.assert_allclose(out[1], np.bincount(IX, 2 * W, minlength=8))
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="outside"):
+        xnp.choose(BAD, CH)
+    with pytest.raises(ValueError, match="mode"):
+        xnp.choose(IDX, CH, mode="nope")
+    with pytest.raises(TypeError, match="integer"):
+        xnp.bincount(X)
+    with pytest.raises(ValueError, match="funclist"):
+        xnp.piecewise(X, [X > 0], [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="same length"):
+        xnp.select([X > 0], [X, X])
+    with pytest.raises(ValueError, match="kth"):
+        xnp.partition(X, 7)
+    with pytest.raises(ValueError, match="bitorder"):
+        xnp.packbits(BITS, bitorder="middle")
+    with pytest.raises(ValueError, match="trim"):
+        xnp.trim_zeros(Z, "x")
+
+
+def test_inputs_are_not_written():
+    a, before = DUP.copy(), DUP.copy()
+    xnp.unique(a, True, True, True, size=8)
+    xnp.partition(a, 2)
+    xnp.histogram(a, 3, weights=a)
+    np.testing.assert_array_equal(a, before)

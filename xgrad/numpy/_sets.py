@@ -622,7 +622,7 @@ def argwhere(a, *, size=None, fill_value=None):
         out = _reshape(_nonzero(c)[0], (-1, 1))[:, :0]
     else:
         out = _stack(_nonzero(c), axis=-1)
-        if out.dtype != _int64:
+        if out.dtype != _backend_of(out).int64:
             out = _astype(out, _int64)
     return _pad(out, size, 0 if fill_value is None else fill_value)
 
@@ -631,7 +631,7 @@ def flatnonzero(a, *, size=None, fill_value=None):
     """Indices of the non-zero entries of the flattened ``a`` (no
     derivative)."""
     idx = _nonzero_flat(_arr(a), "flatnonzero")
-    if idx.dtype != _int64:
+    if idx.dtype != _backend_of(idx).int64:
         idx = _astype(idx, _int64)
     return _pad(idx, size, 0 if fill_value is None else fill_value)
 
