@@ -48,13 +48,17 @@ CASES = [
     JCase("unique", lambda ns, x: ns.unique(x, True, True, True),
           (np.array([2.0, np.nan, 1.0, np.nan, 2.0]),), order=0, id="nan_equal"),
     JCase("unique", lambda ns, x: ns.unique(x, return_counts=True, size=3), (DUP,),
-          vmap=False, id="size_cut"),
-    JCase("unique", lambda ns, x: ns.unique(x, True, size=7, fill_value=-9.0), (DUP,),
-          vmap=False, id="size_fill"),
-    JCase("unique", lambda ns, x: ns.unique(x, size=6), (DUP,), vmap=False, id="size_min_fill"),
+          id="size_cut"),
+    JCase("unique", lambda ns, x: ns.unique(x, True, True, True, size=7, fill_value=-9.0),
+          (DUP,), id="size_fill"),
+    JCase("unique", lambda ns, x: ns.unique(x, size=6), (DUP,), id="size_min_fill"),
+    JCase("unique", lambda ns, x: ns.unique(x, True, True, True, size=4),
+          (np.array([2.0, np.nan, 1.0, np.nan, 2.0]),), vmap=False, id="size_nan"),
+    JCase("unique", lambda ns, x: ns.unique(x, True, True, True, axis=0, size=4), (IM,),
+          order=0, id="axis_size"),
     JCase("union1d", lambda ns, a, b: ns.union1d(a, b), (A, B), order=0),
     JCase("union1d", lambda ns, a, b: ns.union1d(a, b, size=7, fill_value=0.0), (A, B),
-          vmap=False, id="size"),
+          id="size"),
     JCase("intersect1d", lambda ns, a, b: ns.intersect1d(a, b), (A, B), order=0),
     JCase("intersect1d", lambda ns, a, b: ns.intersect1d(a, b, return_indices=True), (A, B),
           order=0, id="indices"),
@@ -141,12 +145,14 @@ CASES = [
     JCase("flatnonzero", lambda ns, a: ns.flatnonzero(a, size=1), (Z,), order=0, id="size"),
     JCase("extract", lambda ns, c, a: ns.extract(c, a), (MASK, X), vmap=False),
     JCase("extract", lambda ns, a: ns.extract(a > 0, a, size=6, fill_value=7.0), (M,),
-          vmap=False, id="size"),
+          id="size"),
     JCase("compress", lambda ns, c, a: ns.compress(c, a), (MASK, X), vmap=False),
     JCase("compress", lambda ns, c, a: ns.compress(c, a, axis=1),
           (np.array([True, False, True, True]), M), vmap=False, id="axis1_short"),
     JCase("compress", lambda ns, c, a: ns.compress(c, a, axis=0, size=3, fill_value=0.5),
-          (np.array([False, True, False]), M), vmap=False, id="size"),
+          (np.array([False, True, False]), M), id="size"),
+    JCase("compress", lambda ns, a: ns.compress(a[0, :] > 0, a, axis=1, size=2), (M,),
+          id="size_axis1"),
     JCase("trim_zeros", lambda ns, a: ns.trim_zeros(a), (Z,), vmap=False),
     JCase("trim_zeros", lambda ns, a: ns.trim_zeros(a, "b"), (Z,), vmap=False, id="back"),
     JCase("trim_zeros", lambda ns, a: ns.trim_zeros(a, "f"), (Z,), vmap=False, id="front"),
@@ -180,11 +186,12 @@ def test_case(case, xp, jax):
 
 @pytest.mark.parametrize("fn", [
     lambda x: xnp.unique(x),
-    lambda x: xnp.unique(x, size=3),
+    lambda x: xnp.unique(x[None, :], axis=1, size=3),
+    lambda x: xnp.setdiff1d(x, x[:2], size=3),
     lambda x: xnp.flatnonzero(x),
     lambda x: xnp.extract(x > 0, x),
     lambda x: xnp.trim_zeros(x),
-], ids=["unique", "unique_size", "flatnonzero", "extract", "trim_zeros"])
+], ids=["unique", "unique_axis_size", "setdiff1d_size", "flatnonzero", "extract", "trim_zeros"])
 def test_data_dependent_shape_under_vmap_is_a_clear_error(fn):
     with pytest.raises(TypeError, match="vmap"):
         xgrad.vmap(fn)(np.stack([X, -X]))
@@ -223,3 +230,19 @@ def test_inputs_are_not_written():
     xnp.partition(a, 2)
     xnp.histogram(a, 3, weights=a)
     np.testing.assert_array_equal(a, before)
+
+
+def test_size_under_vmap_matches_a_loop():
+    """With size= the data-dependent functions have fixed shapes and vmap."""
+    xs = np.stack([Z, Z[::-1] * 2, np.zeros(6)])
+    fns = [lambda x: xnp.flatnonzero(x, size=3, fill_value=-1),
+           lambda x: xnp.argwhere(xnp.reshape(x, (2, 3)), size=4, fill_value=-1),
+           lambda x: xnp.unique(x, True, True, True, size=4),
+           lambda x: xnp.union1d(x, x[:2] + 1.0, size=5)]
+    for f in fns:
+        got = xgrad.vmap(f)(xs)
+        for k in range(3):
+            want = f(xs[k])
+            for g, w in zip(got if isinstance(got, tuple) else (got,),
+                            want if isinstance(want, tuple) else (want,)):
+                np.testing.assert_array_equal(np.asarray(g[k]), np.asarray(w))

@@ -1,20 +1,25 @@
 """jax.numpy's sets, sorting, searching, selection and histograms, as
 composites of the namespace's functions (no rules of their own).
 
-Two kinds live here:
+Three kinds live here:
 
 * fixed shapes (``select``, ``choose``, ``piecewise``, ``partition``,
   ``argpartition``, ``lexsort``, ``sort_complex``, ``digitize``, ``packbits``,
   ``unpackbits``, ``bincount`` with ``length=``, ``histogram*``): built from
-  ``where``, ``argsort``, ``take_along_axis``, ``searchsorted`` and sums, so
-  they are differentiable where their values are and work under ``vmap``;
-* data-dependent shapes (``unique`` and the set functions, ``argwhere``,
-  ``flatnonzero``, ``extract``, ``compress``, ``trim_zeros``, ``bincount``
-  without ``length=``): the indices are computed from the concrete value
-  underneath (the eager model), then the traced values are gathered at them,
-  so the values carry the derivative of the entries they come from. Inside
-  ``vmap`` there is no single concrete value and these raise a ``TypeError``
-  (also with ``size=``: NB, jax accepts ``size=`` there).
+  ``where``, ``sort``, ``argsort``, ``searchsorted`` and sums, so they are
+  differentiable where their values are and work under ``vmap``;
+* jax's ``size=`` (``unique`` without ``axis``, ``union1d``, ``argwhere``,
+  ``flatnonzero``, ``extract``, ``compress``): a fixed shape too, the first
+  ``size`` selected entries gathered by a where and a sum over a one-hot
+  table (``_compact``), so these also work under ``vmap``;
+* data-dependent shapes (the above without ``size=``, ``unique`` with
+  ``axis``, ``intersect1d``, ``setdiff1d``, ``setxor1d``, ``trim_zeros``,
+  ``bincount`` without ``length=``): the indices are computed from the
+  concrete value underneath (the eager model), then the traced values are
+  gathered at them, so the values carry the derivative of the entries they
+  come from. Inside ``vmap`` there is no single concrete value and these
+  raise a ``TypeError`` (NB: jax accepts ``size=`` there for the set
+  functions and ``unique(axis=...)``; xgrad does not yet).
 
 To add a function: write it here and list it in ``__all__``.
 """
@@ -25,7 +30,8 @@ import operator as _operator
 
 from ..core import Tracer as _Tracer
 from ..backends import backend_of as _backend_of
-from . import (_device_of, add as _add, divide as _divide, sort as _sort, any as _any, argsort as _argsort,
+from . import (_device_of, add as _add, any as _any, argsort as _argsort, divide as _divide,
+               less as _less, sort as _sort,
                asarray as _asarray, astype as _astype, broadcast_arrays as _broadcast_arrays,
                clip as _clip, concat as _concat, cumulative_sum as _cumulative_sum,
                diff as _diff, equal as _equal, expand_dims as _expand_dims, flip as _flip,
@@ -113,6 +119,27 @@ def _pad(x, size, fill, axis=0):
     return _concat([x, pad], axis=axis)
 
 
+def _compact(x, mask, size, fill, axis=-1):
+    """The slices of ``x`` along ``axis`` where the 1-D ``mask`` holds, the
+    first ``size`` of them, padded with ``fill``: jax's ``size=`` in a fixed
+    shape (a where and a sum over a one-hot ``(size, n)`` table), so it
+    works under vmap and is differentiable in ``x`` (and ``fill``)."""
+    xm = _moveaxis(x, axis, -1)
+    m = _astype(mask, _int64)
+    pos = _cumulative_sum(m) - 1
+    k = _iota(size, xm)
+    hit = _logical_and(_expand_dims(mask, axis=0),
+                       _equal(_expand_dims(pos, axis=0), _expand_dims(k, axis=-1)))
+    out = _sum(_where(hit, _expand_dims(xm, axis=-2), 0), axis=-1, dtype=xm.dtype)
+    out = _where(_less(k, _sum(m)), out, fill)
+    return _moveaxis(out, -1, axis)
+
+
+def _mask(x):
+    """``x != 0`` (``x`` itself when boolean)."""
+    return x if x.dtype == _backend_of(x).bool else _not_equal(x, 0)
+
+
 def _nonzero_flat(x, fname):
     """Flat indices of the non-zero entries of ``x`` (concrete)."""
     c = _concrete(x, fname)
@@ -173,6 +200,9 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         x = _reshape(moved, (moved.shape[0], -1))
         rows = True
     n = x.shape[0]
+    if size is not None and not rows and n:
+        return _unique_sized(ar, x, return_index, return_inverse, return_counts, equal_nan,
+                             _operator.index(size), fill_value)
     if n == 0:
         values, index, group = x, _iota(0, x), _iota(0, x)
         counts = _iota(0, x)
@@ -204,6 +234,32 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         out.append(inverse)
     if return_counts:
         out.append(counts)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _unique_sized(ar, x, return_index, return_inverse, return_counts, equal_nan, size,
+                  fill_value):
+    """``unique`` of the flat ``x`` with ``size=``, in fixed shapes (works
+    under vmap): sort, mark where a new value starts, compact."""
+    perm = _argsort(x, stable=True)
+    s = _sort(x, stable=True)
+    a, b = s[1:], s[:-1]
+    neq = _not_equal(a, b)
+    if equal_nan and _is_float(x):
+        neq = _logical_and(neq, _logical_not(_logical_and(_isnan(a), _isnan(b))))
+    xp = _backend_of(x)
+    mask = _concat([xp.ones((1,), dtype=xp.bool, device=_device_of(x)), neq])
+    out = [_compact(s, mask, size, s[0] if fill_value is None else fill_value)]
+    group = _cumulative_sum(_astype(mask, _int64)) - 1
+    if return_index:
+        out.append(_compact(perm, mask, size, perm[0]))
+    if return_inverse:
+        inverse = _permute(group, _argsort(perm, stable=True), 0)
+        out.append(_reshape(inverse, tuple(ar.shape)))
+    if return_counts:
+        k = _iota(size, x)
+        hit = _equal(_expand_dims(group, axis=0), _expand_dims(k, axis=-1))
+        out.append(_sum(_astype(hit, _int64), axis=-1))
     return out[0] if len(out) == 1 else tuple(out)
 
 
@@ -616,6 +672,15 @@ def argwhere(a, *, size=None, fill_value=None):
     """Indices of the non-zero entries, one row per entry: shape ``(N,
     a.ndim)`` (no derivative)."""
     a = _arr(a)
+    if size is not None and a.ndim:
+        size = _operator.index(size)
+        flat = _compact(_iota(a.size, a), _mask(_flat(a)), size, -1)
+        fill = 0 if fill_value is None else fill_value
+        cols, stride = [], 1
+        for d in reversed(a.shape):
+            cols.append(_where(flat < 0, fill, (flat // stride) % d))
+            stride *= d
+        return _stack(cols[::-1], axis=-1)
     c = _concrete(a, "argwhere")
     if c.ndim == 0:
         c = _reshape(c, (1,))
@@ -630,7 +695,11 @@ def argwhere(a, *, size=None, fill_value=None):
 def flatnonzero(a, *, size=None, fill_value=None):
     """Indices of the non-zero entries of the flattened ``a`` (no
     derivative)."""
-    idx = _nonzero_flat(_arr(a), "flatnonzero")
+    a = _arr(a)
+    if size is not None:
+        return _compact(_iota(a.size, a), _mask(_flat(a)), _operator.index(size),
+                        0 if fill_value is None else fill_value)
+    idx = _nonzero_flat(a, "flatnonzero")
     if idx.dtype != _backend_of(idx).int64:
         idx = _astype(idx, _int64)
     return _pad(idx, size, 0 if fill_value is None else fill_value)
@@ -640,7 +709,13 @@ def extract(condition, arr, *, size=None, fill_value=0):
     """The entries of the flattened ``arr`` where the flattened
     ``condition`` is non-zero (differentiable in ``arr``)."""
     arr = _flat(_arr(arr))
-    idx = _nonzero_flat(_arr(condition, arr), "extract")
+    cond = _flat(_arr(condition, arr))
+    if size is not None:
+        if cond.shape != arr.shape:
+            raise ValueError(f"extract: condition has {cond.shape[0]} entries, arr has "
+                             f"{arr.shape[0]}")
+        return _compact(arr, _mask(cond), _operator.index(size), fill_value)
+    idx = _nonzero_flat(cond, "extract")
     return _pad(_take(arr, idx, axis=0), size, fill_value)
 
 
@@ -656,6 +731,16 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
     cond = _arr(condition, a)
     if cond.ndim != 1:
         raise ValueError(f"compress: condition must be 1-D, got shape {tuple(cond.shape)}")
+    if size is not None:
+        n, m = a.shape[axis], cond.shape[0]
+        if m > n:
+            raise ValueError(f"compress: condition has {m} entries, more than the length "
+                             f"{n} of axis {axis}")
+        mask = _mask(cond)
+        if m < n:
+            xp = _backend_of(a)
+            mask = _concat([mask, xp.zeros((n - m,), dtype=xp.bool, device=_device_of(a))])
+        return _compact(a, mask, _operator.index(size), fill_value, axis=axis)
     idx = _nonzero_flat(cond, "compress")
     if idx.shape[0] and int(idx[-1]) >= a.shape[axis]:
         raise ValueError(f"compress: condition has a true entry at {int(idx[-1])}, beyond "
