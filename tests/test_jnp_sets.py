@@ -70,7 +70,11 @@ CASES = [
     JCase("setdiff1d", lambda ns, a, b: ns.setdiff1d(a, b), (A, B), order=0),
     JCase("setdiff1d", lambda ns, a, b: ns.setdiff1d(a, b, size=4), (A, B), vmap=False,
           id="size"),
+    JCase("setdiff1d", lambda ns, a, b: ns.setdiff1d(a, b, True, size=3),
+          (np.array([3.0, 1.0, 3.0]), np.array([1.0])), vmap=False, id="assume_unique"),
     JCase("setxor1d", lambda ns, a, b: ns.setxor1d(a, b), (A, B), order=0),
+    JCase("setxor1d", lambda ns, a, b: ns.setxor1d(a, b, assume_unique=True),
+          (np.array([3.0, 1.0]), np.array([1.0, 4.0])), order=0, id="assume_unique"),
     JCase("setxor1d", lambda ns, a, b: ns.setxor1d(a, b, size=4, fill_value=0.0), (A, B),
           vmap=False, id="size"),
     # counting and histograms: linear in the weights

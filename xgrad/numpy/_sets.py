@@ -304,11 +304,14 @@ def _in(a, b):
 
 
 def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
-    """The sorted unique values of ``ar1`` that are not in ``ar2``."""
+    """The sorted unique values of ``ar1`` that are not in ``ar2`` (with
+    ``assume_unique``: the entries of ``ar1`` not in ``ar2``, in order)."""
     a, b = _flat(_arr(ar1)), _flat(_arr(ar2, ar1))
     keep = _nonzero(_logical_not(_in(_concrete(a, "setdiff1d"), _concrete(b, "setdiff1d"))))[0]
-    return unique(_take(a, keep, axis=0), size=size,
-                  fill_value=0 if fill_value is None else fill_value)
+    fill = 0 if fill_value is None else fill_value
+    if assume_unique:                       # as jax: the kept entries in their order
+        return _pad(_take(a, keep, axis=0), size, fill)
+    return unique(_take(a, keep, axis=0), size=size, fill_value=fill)
 
 
 def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
