@@ -8,18 +8,17 @@ Three kinds live here:
   ``unpackbits``, ``bincount`` with ``length=``, ``histogram*``): built from
   ``where``, ``sort``, ``argsort``, ``searchsorted`` and sums, so they are
   differentiable where their values are and work under ``vmap``;
-* jax's ``size=`` (``unique`` without ``axis``, ``union1d``, ``argwhere``,
-  ``flatnonzero``, ``extract``, ``compress``): a fixed shape too, the first
-  ``size`` selected entries gathered by a where and a sum over a one-hot
-  table (``_compact``), so these also work under ``vmap``;
+* jax's ``size=`` (``unique`` without ``axis``, the set functions,
+  ``argwhere``, ``flatnonzero``, ``extract``, ``compress``): a fixed shape
+  too, the first ``size`` selected entries gathered by a where and a sum
+  over a one-hot table (``_compact``), so these also work under ``vmap``;
 * data-dependent shapes (the above without ``size=``, ``unique`` with
-  ``axis``, ``intersect1d``, ``setdiff1d``, ``setxor1d``, ``trim_zeros``,
-  ``bincount`` without ``length=``): the indices are computed from the
-  concrete value underneath (the eager model), then the traced values are
-  gathered at them, so the values carry the derivative of the entries they
-  come from. Inside ``vmap`` there is no single concrete value and these
-  raise a ``TypeError`` (NB: jax accepts ``size=`` there for the set
-  functions and ``unique(axis=...)``; xgrad does not yet).
+  ``axis``, ``trim_zeros``, ``bincount`` without ``length=``): the indices
+  are computed from the concrete value underneath (the eager model), then
+  the traced values are gathered at them, so the values carry the
+  derivative of the entries they come from. Inside ``vmap`` there is no single concrete value and these
+  raise a ``TypeError`` (NB: jax accepts ``unique(axis=..., size=...)``
+  there; xgrad does not yet).
 
 To add a function: write it here and list it in ``__all__``.
 """
@@ -31,7 +30,8 @@ import operator as _operator
 from ..core import Tracer as _Tracer
 from ..backends import backend_of as _backend_of
 from . import (_device_of, add as _add, any as _any, argsort as _argsort, divide as _divide,
-               less as _less, sort as _sort,
+               less as _less, logical_xor as _logical_xor, sort as _sort,
+               argmax as _argmax,
                asarray as _asarray, astype as _astype, broadcast_arrays as _broadcast_arrays,
                clip as _clip, concat as _concat, cumulative_sum as _cumulative_sum,
                diff as _diff, equal as _equal, expand_dims as _expand_dims, flip as _flip,
@@ -238,9 +238,11 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 
 
 def _unique_sized(ar, x, return_index, return_inverse, return_counts, equal_nan, size,
-                  fill_value):
+                  fill_value, keep=None, index_fill=None):
     """``unique`` of the flat ``x`` with ``size=``, in fixed shapes (works
-    under vmap): sort, mark where a new value starts, compact."""
+    under vmap): sort, mark where a new value starts, compact. ``keep(s)``,
+    a mask on the sorted values, keeps only some values (the set
+    functions)."""
     perm = _argsort(x, stable=True)
     s = _sort(x, stable=True)
     a, b = s[1:], s[:-1]
@@ -249,10 +251,14 @@ def _unique_sized(ar, x, return_index, return_inverse, return_counts, equal_nan,
         neq = _logical_and(neq, _logical_not(_logical_and(_isnan(a), _isnan(b))))
     xp = _backend_of(x)
     mask = _concat([xp.ones((1,), dtype=xp.bool, device=_device_of(x)), neq])
-    out = [_compact(s, mask, size, s[0] if fill_value is None else fill_value)]
     group = _cumulative_sum(_astype(mask, _int64)) - 1
+    if keep is not None:
+        mask = _logical_and(mask, keep(s))
+    values = _compact(s, mask, size, 0)
+    out = [_where(_less(_iota(size, x), _sum(_astype(mask, _int64))), values,
+                  values[0] if fill_value is None else fill_value)]
     if return_index:
-        out.append(_compact(perm, mask, size, perm[0]))
+        out.append(_compact(perm, mask, size, perm[0] if index_fill is None else index_fill))
     if return_inverse:
         inverse = _permute(group, _argsort(perm, stable=True), 0)
         out.append(_reshape(inverse, tuple(ar.shape)))
@@ -275,6 +281,15 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
     with their indices in each where ``return_indices``. The values come
     from ``ar1`` (and carry its derivative)."""
     a, b = _flat(_arr(ar1)), _flat(_arr(ar2, ar1))
+    if size is not None and a.shape[0] and b.shape[0]:
+        size = _operator.index(size)
+        values, i1 = _unique_sized(a, a, True, False, False, True, size, fill_value,
+                                   keep=lambda s: _in(s, b), index_fill=a.shape[0])
+        if not return_indices:
+            return values
+        first = _argmax(_astype(_equal(_expand_dims(values, axis=-1), b), _int64), axis=-1)
+        i2 = _where(_less(i1, a.shape[0]), first, b.shape[0])
+        return values, i1, i2
     if assume_unique:
         # int32, as jax gives them here
         ia = _astype(_iota(a.shape[0], a), _int32)
@@ -294,7 +309,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
         k = values.shape[0]
         fill = fill_value if fill_value is not None else (values[0] if k else 0)
         values = _pad(values, size, fill)
-        i1, i2 = _pad(i1, size, 0), _pad(i2, size, 0)
+        i1, i2 = _pad(i1, size, a.shape[0]), _pad(i2, size, b.shape[0])
     return (values, i1, i2) if return_indices else values
 
 
@@ -307,8 +322,14 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     """The sorted unique values of ``ar1`` that are not in ``ar2`` (with
     ``assume_unique``: the entries of ``ar1`` not in ``ar2``, in order)."""
     a, b = _flat(_arr(ar1)), _flat(_arr(ar2, ar1))
-    keep = _nonzero(_logical_not(_in(_concrete(a, "setdiff1d"), _concrete(b, "setdiff1d"))))[0]
     fill = 0 if fill_value is None else fill_value
+    if size is not None and a.shape[0]:
+        size = _operator.index(size)
+        if assume_unique:
+            return _compact(a, _logical_not(_in(a, b)), size, fill)
+        return _unique_sized(a, a, False, False, False, True, size, fill,
+                             keep=lambda s: _logical_not(_in(s, b)))
+    keep = _nonzero(_logical_not(_in(_concrete(a, "setdiff1d"), _concrete(b, "setdiff1d"))))[0]
     if assume_unique:                       # as jax: the kept entries in their order
         return _pad(_take(a, keep, axis=0), size, fill)
     return unique(_take(a, keep, axis=0), size=size, fill_value=fill)
@@ -317,6 +338,10 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
 def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     """The sorted unique values in exactly one of ``ar1`` and ``ar2``."""
     a, b = _flat(_arr(ar1)), _flat(_arr(ar2, ar1))
+    if size is not None and a.shape[0] + b.shape[0]:
+        c = _concat([a, b])
+        return _unique_sized(c, c, False, False, False, True, _operator.index(size), fill_value,
+                             keep=lambda s: _logical_xor(_in(s, a), _in(s, b)))
     ca, cb = _concrete(a, "setxor1d"), _concrete(b, "setxor1d")
     ka = _nonzero(_logical_not(_in(ca, cb)))[0]
     kb = _nonzero(_logical_not(_in(cb, ca)))[0]
