@@ -27,24 +27,22 @@ from __future__ import annotations
 import builtins as _builtins
 import operator as _operator
 
-from ..core import Tracer as _Tracer
+from ..core import Tracer as _Tracer, bind as _bind
 from ..backends import backend_of as _backend_of
-from . import (_device_of, add as _add, any as _any, argsort as _argsort, divide as _divide,
-               less as _less, logical_xor as _logical_xor, sort as _sort,
-               argmax as _argmax,
+from ..rules.extra import permute_along_p as _permute_along_p
+from . import (_device_of, add as _add, any as _any, argmax as _argmax, argsort as _argsort,
                asarray as _asarray, astype as _astype, broadcast_arrays as _broadcast_arrays,
                clip as _clip, concat as _concat, cumulative_sum as _cumulative_sum,
-               diff as _diff, equal as _equal, expand_dims as _expand_dims, flip as _flip,
-               imag as _imag, int32 as _int32, int64 as _int64, isnan as _isnan,
-               logical_and as _logical_and, logical_not as _logical_not, max as _max,
-               min as _min, moveaxis as _moveaxis, nonzero as _nonzero, not_equal as _not_equal,
-               real as _real, remainder as _remainder, reshape as _reshape,
-               searchsorted as _searchsorted, stack as _stack, sum as _sum,
-               take as _take1, take_along_axis as _take_along_axis, uint8 as _uint8,
-               where as _where, zeros as _zeros)
+               diff as _diff, divide as _divide, equal as _equal, expand_dims as _expand_dims,
+               flip as _flip, imag as _imag, int32 as _int32, int64 as _int64, isnan as _isnan,
+               less as _less, logical_and as _logical_and, logical_not as _logical_not,
+               logical_xor as _logical_xor, max as _max, min as _min, moveaxis as _moveaxis,
+               nonzero as _nonzero, not_equal as _not_equal, real as _real,
+               remainder as _remainder, reshape as _reshape, searchsorted as _searchsorted,
+               sort as _sort, stack as _stack, sum as _sum, take as _take1,
+               take_along_axis as _take_along_axis, uint8 as _uint8, where as _where,
+               zeros as _zeros)
 from ._extra import _axis, _concrete
-from ..core import bind as _bind
-from ..rules.extra import permute_along_p as _permute_along_p
 
 __all__ = ["unique", "union1d", "intersect1d", "setdiff1d", "setxor1d", "bincount",
            "digitize", "histogram", "histogram2d", "histogramdd", "histogram_bin_edges",
