@@ -1054,6 +1054,7 @@ from . import _methods as _methods  # noqa: E402
 # looking up the function of its name here when called
 _methods.attach(_T)
 ndarray = _methods.ndarray
+from ._sets import *  # noqa: E402,F401,F403  (jax.numpy sets, sorting, selection, histograms)
 
 # The namespace is every name above without a leading underscore: functions
 # generated from the table, composites, dtypes, constants and the submodules.
