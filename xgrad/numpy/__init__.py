@@ -1047,6 +1047,7 @@ from ._shape_ext import *  # noqa: E402,F401,F403  (jax.numpy shape, constructio
 from ._elem import *  # noqa: E402,F401,F403  (elementwise math, polynomials, windows)
 from ._stats import *  # noqa: E402,F401,F403  (statistics, nan* reductions, calculus)
 from ._einsum import *  # noqa: E402,F401,F403  (einsum, einsum_path, matvec, vecmat)
+from ._sets import *  # noqa: E402,F401,F403  (jax.numpy sets, sorting, selection, histograms)
 from ._at import at  # noqa: E402,F401  (x.at[idx] for any array; traced values have .at)
 from . import _methods as _methods  # noqa: E402
 
@@ -1054,7 +1055,6 @@ from . import _methods as _methods  # noqa: E402
 # looking up the function of its name here when called
 _methods.attach(_T)
 ndarray = _methods.ndarray
-from ._sets import *  # noqa: E402,F401,F403  (jax.numpy sets, sorting, selection, histograms)
 
 # The namespace is every name above without a leading underscore: functions
 # generated from the table, composites, dtypes, constants and the submodules.
