@@ -95,11 +95,15 @@ CASES = [
     JCase("ndarray.argsort", M("argsort", axis=0, descending=True), (A,), order=0, id="desc"),
     JCase("ndarray.astype", M("astype", np.float32), (A,), order=2, rtol=1e-6, atol=1e-6),
     JCase("ndarray.astype", M("astype", np.int32), (A * 3,), order=0, id="int"),
-    JCase("ndarray.choose", lambda ns, i, a, b: _via(ns, i, lambda t: t.choose([a, b])),
+    # mode='clip': _via traces the integer index under a vmap of one example, and
+    # mode='raise' checks concrete index values
+    JCase("ndarray.choose", lambda ns, i, a, b: _via(ns, i, lambda t: t.choose([a, b], mode="clip")),
           (np.asarray([0, 1, 1, 0]), V[:4], V[2:]), order=2),
     JCase("ndarray.clip", M("clip", -0.5, 0.5), (A,), order=1),
     JCase("ndarray.clip", M("clip", max=0.2), (A,), order=1, id="max"),
-    JCase("ndarray.compress", M("compress", np.asarray([True, False, True, True]), axis=1), (A,)),
+    # the condition is a numpy array here, which array_api_strict won't index with
+    JCase("ndarray.compress", M("compress", np.asarray([True, False, True, True]), axis=1), (A,),
+          strict=False),
     JCase("ndarray.conj", M("conj"), (A,)),
     JCase("ndarray.conj", M("conj"), (CPLX,), id="complex", vmap=False),
     JCase("ndarray.conjugate", M("conjugate"), (A,)),

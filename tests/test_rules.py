@@ -456,6 +456,13 @@ def _indexing_cases():
 
 # ----- the other families: special functions, linalg extension, fft, sorting -----
 
+def _jax_eigvals(jnp, c, a):
+    import jax
+    w = jax.lax.linalg.eig(a + jnp.matrix_transpose(a), compute_left_eigenvectors=False,
+                           compute_right_eigenvectors=False, enable_eigvec_derivs=True)[0]
+    return jnp.sort(jnp.real(w))
+
+
 def _sp(ns):
     """xgrad.numpy.special, or jax.scipy.special."""
     if ns is xnp:
@@ -556,6 +563,13 @@ def _linalg_ext_cases():
         C("linalg.eigh", "eigh", la(lambda L, ns, c, a: _flat(ns, *(lambda r: (r[0], ns.square(r[1])))(
             L.eigh(a)))), (3, 3)),
         C("linalg.eigvalsh", "eigvalsh", la(lambda L, ns, c, a: L.eigvalsh(a)), (2, 3, 3)),
+        # eig/eigvals of a symmetric matrix: real, distinct eigenvalues (sorted: the
+        # order LAPACK returns is not a function of the matrix)
+        # (jax differentiates eig twice only with enable_eigvec_derivs)
+        C("linalg.eigvals", "eigvals", la(lambda L, ns, c, a: ns.sort(ns.real(
+            L.eigvals(a + ns.matrix_transpose(a))))), (3, 3), jf=_jax_eigvals),
+        C("linalg.eig", "eig", la(lambda L, ns, c, a: ns.sort(ns.real(
+            L.eig(a + ns.matrix_transpose(a))[0]))), (3, 3), jf=_jax_eigvals),
         C("linalg.svd", "svd", la(lambda L, ns, c, a: _flat(ns, *(lambda r: (ns.square(r[0]), r[1],
                                                                               ns.square(r[2])))(
             L.svd(a, full_matrices=False)))), (4, 3)),

@@ -203,7 +203,7 @@ def _sp(ns):
     return xnp.special if ns is xnp else jax.scipy.special
 
 
-for _name in ("digamma", "entr", "erf", "erfc", "erfinv", "expit", "gamma", "gammaln", "log_ndtr",
+for _name in ("digamma", "entr", "erf", "erfc", "erfinv", "expit", "gamma", "gammaln", "i0", "i1", "log_ndtr",
               "logit", "ndtr", "ndtri"):
     case(_name, (lambda n: lambda ns, x: getattr(_sp(ns), n)(x))(_name), Arg((2, 3), "f", _dom(_name)))
 for _name in ("rel_entr", "xlog1py", "xlogy"):
@@ -237,6 +237,10 @@ case("pinv", lambda ns, a: ns.linalg.pinv(a), Arg((3, 2)), rtol=1e-8)
 case("slogdet", lambda ns, a: tuple(ns.linalg.slogdet(a)), Arg((3, 3), "m"), rtol=1e-8)
 case("eigh", lambda ns, a: (lambda r: (r[0], ns.abs(r[1])))(ns.linalg.eigh(a)), Arg((3, 3), "spd"),
      rtol=1e-8)
+case("eigvals", lambda ns, a: ns.sort(ns.real(ns.linalg.eigvals(a + ns.matrix_transpose(a)))),
+     Arg((3, 3), "m"), rtol=1e-8)
+case("eig", lambda ns, a: ns.sort(ns.real(ns.linalg.eig(a + ns.matrix_transpose(a))[0])),
+     Arg((3, 3), "m"), rtol=1e-8)
 case("qr", lambda ns, a: tuple(ns.abs(m) for m in ns.linalg.qr(a)), Arg((4, 3)), rtol=1e-8)
 case("svd", lambda ns, a: tuple(ns.abs(m) for m in ns.linalg.svd(a, full_matrices=False)), Arg((3, 4)),
      rtol=1e-8)

@@ -893,5 +893,8 @@ def choose(a, choices, out=None, mode="raise"):
     else:
         raise ValueError(f"choose: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
     a, *choices = _broadcast_arrays(a, *choices)
-    stacked = _stack(choices, axis=0)
-    return _take_along_axis(stacked, _expand_dims(a, axis=0), axis=0)[0, ...]
+    # a chain of selections, not a gather: the index may be batched under vmap
+    out = choices[0]
+    for k in _builtins.range(1, n):
+        out = _where(a == k, choices[k], out)
+    return out
