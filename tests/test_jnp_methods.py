@@ -23,7 +23,7 @@ CPLX = (R.standard_normal((3, 2)) + 1j * R.standard_normal((3, 2)))
 # the xgrad.numpy function a method needs, where its name differs
 NEEDS = {"flatten": "ravel", "copy": None, "view": None, "item": None, "tolist": None,
          "T": None, "mT": None, "ndim": None, "size": None, "nbytes": None, "itemsize": None,
-         "shape": None, "dtype": None}
+         "shape": None, "dtype": None, "byteswap": None}
 
 
 def _via(ns, x, f):
@@ -99,6 +99,7 @@ CASES = [
     # mode='raise' checks concrete index values
     JCase("ndarray.choose", lambda ns, i, a, b: _via(ns, i, lambda t: t.choose([a, b], mode="clip")),
           (np.asarray([0, 1, 1, 0]), V[:4], V[2:]), order=2),
+    JCase("ndarray.byteswap", M("byteswap"), (A,), order=0, strict=False),   # numpy's byte order
     JCase("ndarray.clip", M("clip", -0.5, 0.5), (A,), order=1),
     JCase("ndarray.clip", M("clip", max=0.2), (A,), order=1, id="max"),
     # the condition is a numpy array here, which array_api_strict won't index with

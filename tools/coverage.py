@@ -380,6 +380,7 @@ EXCLUDED = {
     **{f"ndarray.{n}": "JAX runtime (devices, sharding, host transfer): no numpy meaning"
        for n in ("addressable_data", "addressable_shards", "committed", "copy_to_host_async",
                  "global_shards", "is_fully_addressable", "is_fully_replicated", "sharding")},
+    "ndarray.flat": "JAX raises NotImplementedError for arr.flat itself (it suggests arr.flatten())",
 }
 INDEX_OBJECTS = {"r_", "c_", "s_", "index_exp", "mgrid", "ogrid"}
 

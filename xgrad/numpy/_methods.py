@@ -336,6 +336,19 @@ def _tolist(self):
     return _host_list(_concrete_value(self, "tolist"))
 
 
+def _byteswap(self, inplace=False):
+    """The bytes of each element reversed: a bit-level operation, so the
+    result is a constant (no derivative), as in JAX."""
+    if inplace:
+        raise ValueError("byteswap: inplace=True is not supported (arrays are immutable, as "
+                         "in JAX); use the returned array")
+    v = _concrete_value(self, "byteswap")
+    if not hasattr(v, "byteswap"):
+        raise TypeError(f"byteswap: arrays of {type(v).__module__} have no byte order to swap; "
+                        f"it works on numpy and cupy arrays")
+    return v.byteswap()
+
+
 # ----- properties ---------------------------------------------------------
 
 def _itemsize(dtype):
@@ -351,6 +364,7 @@ def _itemsize(dtype):
 
 METHODS = dict(
     all=_all_any("all"), any=_all_any("any"), argmax=_arg("argmax"), argmin=_arg("argmin"),
+    byteswap=_byteswap,
     argpartition=_argpartition, argsort=_sort_like("argsort"), astype=_astype,
     choose=_choose, clip=_clip, compress=_compress, conj=_conj, conjugate=_conjugate,
     copy=_copy_m, cumprod=_cumulative("cumprod"), cumsum=_cumulative("cumsum"),
