@@ -30,6 +30,12 @@ CASES = [
     JCase("ones_like", lambda ns, x: ns.ones_like(x) + x, (A,)),
     JCase("zeros", lambda ns: ns.zeros((2, 2)), (), order=0),
     JCase("zeros_like", lambda ns, x: ns.zeros_like(x) + x * x, (A,)),
+    # Python scalars (HIPS autograd's tests call ones_like(1.3))
+    JCase("ones_like", lambda ns: ns.ones_like(1.3), (), order=0, id="scalar"),
+    JCase("zeros_like", lambda ns: ns.zeros_like(2), (), order=0, id="scalar"),
+    JCase("full_like", lambda ns: ns.full_like(0.5, 3.0), (), order=0, id="scalar"),
+    JCase("inner", lambda ns, x: ns.inner(2.5, x), (A,), id="scalar"),
+    JCase("inner", lambda ns, x: ns.inner(x, 1.5), (A,), id="scalar-right"),
     JCase("broadcast_shapes", lambda ns: ns.broadcast_shapes((2, 1), (1, 3)), (), order=0),
     JCase("can_cast", lambda ns: ns.can_cast(ns.float32, ns.float64), (), order=0),
     JCase("isdtype", lambda ns: ns.isdtype(ns.float32, "real floating"), (), order=0),

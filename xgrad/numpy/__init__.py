@@ -562,6 +562,9 @@ def dot(a, b, /):
 
 
 def inner(a, b, /):
+    """Sum of products over the last axes (a plain product when either is a scalar)."""
+    if _ndim(a) == 0 or _ndim(b) == 0:
+        return multiply(a, b)
     return tensordot(a, b, axes=((-1,), (-1,)))
 
 
@@ -725,6 +728,11 @@ def _full_like(x, /, fill_value, *, dtype=None, device=None):
                    device=_device_of(x) if device is None else device)
 
 
+def _like_arg(x):
+    """A Python scalar as a 0-d array (``ones_like(1.3)``, as numpy and jax)."""
+    return asarray(x) if type(x) in (bool, int, float, complex) else x
+
+
 _zeros_like_t, _ones_like_t = _plain_like(_zeros_like), _plain_like(_ones_like)
 _empty_like_t, _full_like_t = _plain_like(_empty_like), _plain_like(_full_like)
 
@@ -733,23 +741,24 @@ def zeros_like(x, /, *, dtype=None, device=None):
     """Zeros with the shape, dtype and device of ``x``: a constant (no
     derivative). NB: for a traced ``x`` it is a traced constant, so that
     ``w = zeros_like(x); w[i] = v`` records the write and differentiates."""
-    return _zeros_like_t(x, dtype=dtype, device=device)
+    return _zeros_like_t(_like_arg(x), dtype=dtype, device=device)
 
 
 def ones_like(x, /, *, dtype=None, device=None):
     """Ones with the shape, dtype and device of ``x`` (a constant; traced
     for a traced ``x``, as ``zeros_like``)."""
-    return _ones_like_t(x, dtype=dtype, device=device)
+    return _ones_like_t(_like_arg(x), dtype=dtype, device=device)
 
 
 def empty_like(x, /, *, dtype=None, device=None):
     """An uninitialised array like ``x`` (traced for a traced ``x``, as ``zeros_like``)."""
-    return _empty_like_t(x, dtype=dtype, device=device)
+    return _empty_like_t(_like_arg(x), dtype=dtype, device=device)
 
 
 def full_like(x, /, fill_value, *, dtype=None, device=None):
     """``fill_value`` everywhere, like ``x`` (traced for a traced ``x``, as
     ``zeros_like``; a traced ``fill_value`` is differentiated)."""
+    x = _like_arg(x)
     if isinstance(fill_value, _Tracer):
         return add(_zeros_like_t(x, dtype=dtype, device=device), fill_value)   # noqa: F821
     return _full_like_t(x, fill_value, dtype=dtype, device=device)
