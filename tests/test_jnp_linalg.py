@@ -3,9 +3,8 @@ beyond the array API (norm, cond, lstsq, tensorinv, tensorsolve, eig,
 eigvals, fft2, ifft2, rfft2, irfft2) and complex derivatives of the
 decompositions (svd, eigh, qr, cholesky, slogdet, pinv, norms, ...).
 
-Complex cases run through ``check_complex``, a copy of the harness's
-``check`` whose tangents and cotangents are complex (``jnp_cases.check``
-draws real ones, imaginary part zero). Singular vectors and eigenvectors of
+Complex cases get complex tangents and cotangents from the harness
+(``jnp_cases.check``). Singular vectors and eigenvectors of
 ``svd``/``eigh`` are defined up to a phase per column, so their cases test
 gauge-invariant functions (``|U|^2``, ``U diag(s) V^H``, projections
 ``U U^H``) besides the values.
@@ -17,8 +16,8 @@ import pytest
 
 import xgrad
 import xgrad.numpy as xnp
-from conftest import from_np, to_np
-from jnp_cases import JCase, check, ids, _assert_tree_close, _as_out, _index, _leaves, _on, _split
+from conftest import to_np
+from jnp_cases import JCase, _draw, check, ids
 
 RNG = np.random.default_rng(42)
 
@@ -131,7 +130,7 @@ CASES = [
     JCase("fft.irfft2", lambda ns, x: ns.fft.irfft2(x), (_c(3, 4),), order=1, vmap=False),
 ]
 
-# complex inputs: complex tangents and cotangents (check_complex)
+# complex inputs (the harness draws complex tangents and cotangents for them)
 CCASES = [
     JCase("linalg.svd", _svd_gauge, (C4,), id="gauge-c-square"),
     JCase("linalg.svd", _svd_gauge, (C43,), order=1, id="gauge-c-tall"),
@@ -174,81 +173,9 @@ CCASES = [
 CASES += CCASES
 
 
-def _rand(rng, shape, dtype):
-    dtype = np.dtype(dtype)
-    if dtype.kind == "c":
-        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
-    return rng.standard_normal(shape).astype(dtype)
-
-
-def check_complex(case, xp, jax):
-    """``jnp_cases.check`` with complex tangents for complex arguments and
-    complex cotangents for complex outputs."""
-    if not case.strict and xp.__name__.startswith("array_api_strict"):
-        pytest.skip(f"{case.ident}: numpy-only")
-    jnp = jax.numpy
-    args = [_on(xp, a) for a in case.args]
-    jargs = [jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in case.args]
-    want = case.fn(jnp, *jargs)
-    got = case.fn(xnp, *args)
-    _assert_tree_close(got, want, case, "value")
-    for a, b in zip(_leaves(got), _leaves(want)):
-        assert str(to_np(a).dtype) == str(np.asarray(b).dtype), \
-            f"{case.ident}: dtype {to_np(a).dtype} vs jax {np.asarray(b).dtype}"
-    if not case.diff:
-        return
-    rng = np.random.default_rng(1)
-    prim = [args[i] for i in case.diff]
-    jprim = [jargs[i] for i in case.diff]
-    f = _split(case, args)
-    f.ns_fn = lambda *a: case.fn(xnp, *a)
-    jf = _split(case, jargs)
-    jf.ns_fn = lambda *a: case.fn(jnp, *a)
-    tans = [_rand(rng, np.shape(case.args[i]), case.args[i].dtype) for i in case.diff]
-    out, t_out = xgrad.jvp(f, tuple(prim), tuple(from_np(xp, t) for t in tans))
-    jout, jt_out = jax.jvp(jf, tuple(jprim), tuple(jnp.asarray(t) for t in tans))
-    _assert_tree_close(out, jout, case, "value under jvp")
-    _assert_tree_close(t_out, jt_out, case, "jvp")
-    _, vjp_fn = xgrad.vjp(f, *prim)
-    _, jvp_fn = jax.vjp(jf, *jprim)
-    cts = [_rand(rng, np.shape(o), np.asarray(o).dtype)
-           if np.asarray(o).dtype.kind in "fc" else np.zeros(np.shape(o), jax.dtypes.float0)
-           for o in _leaves(jout)]
-    struct = jax.tree_util.tree_structure(jout)
-    ct_x = jax.tree_util.tree_unflatten(struct, [from_np(xp, c) if c.dtype.kind in "fc"
-                                                 else None for c in cts])
-    ct_j = jax.tree_util.tree_unflatten(struct, [jnp.asarray(c) if c.dtype.kind in "fc" else c
-                                                 for c in cts])
-    if isinstance(jout, list):
-        ct_x, ct_j = list(ct_x), list(ct_j)
-    _assert_tree_close(vjp_fn(_as_out(ct_x, out, xp)), jvp_fn(ct_j), case, "vjp")
-    if case.order >= 2:
-        def g(*xs):
-            return xgrad.vjp(f, *xs)[1](_as_out(ct_x, out, xp))
-
-        def jg(*xs):
-            return jax.vjp(jf, *xs)[1](ct_j)
-        _, h = xgrad.jvp(g, tuple(prim), tuple(from_np(xp, t) for t in tans))
-        _, jh = jax.jvp(jg, tuple(jprim), tuple(jnp.asarray(t) for t in tans))
-        _assert_tree_close(h, jh, case, "second order (jvp of vjp)")
-    if case.vmap:
-        stacked = [np.stack([case.args[i], case.args[i] * 0.5 + 0.25]) for i in case.diff]
-        vout = xgrad.vmap(f)(*[from_np(xp, s) for s in stacked])
-        loop = [f(*[from_np(xp, s[k]) for s in stacked]) for k in range(2)]
-        for k in range(2):
-            _assert_tree_close(_index(vout, k), [to_np(x) for x in _leaves(loop[k])], case,
-                               f"vmap (element {k})")
-
-
-_COMPLEX = {id(c) for c in CCASES}
-
-
 @pytest.mark.parametrize("case", CASES, ids=ids(CASES))
 def test_case(case, xp, jax):
-    if id(case) in _COMPLEX:
-        check_complex(case, xp, jax)
-    else:
-        check(case, xp, jax)
+    check(case, xp, jax)
 
 
 def test_raw_vectors_follow_jax_gauge(jax):
@@ -259,7 +186,7 @@ def test_raw_vectors_follow_jax_gauge(jax):
     rng = np.random.default_rng(5)
     compared = 0
     for name, a in (("svd", C4), ("svd", C43), ("eigh", H4)):
-        t = _rand(rng, a.shape, a.dtype)
+        t = _draw(rng, a.shape, a.dtype)
         if name == "svd":
             f = lambda x: tuple(xnp.linalg.svd(x, full_matrices=False))     # noqa: E731
             jf = lambda x: tuple(jnp.linalg.svd(x, full_matrices=False))    # noqa: E731

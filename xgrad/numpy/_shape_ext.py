@@ -33,7 +33,7 @@ from . import (_device_of, _getitem, _index_set, _zeros_as, arange as _arange,
                pow as _pow, remainder as _remainder, reshape as _reshape,
                result_type as _result_type, round as _round, sign as _sign, stack as _stack,
                where as _where)
-from ._extra import moveaxis as _moveaxis, nonzero as _nonzero, sort as _sort, tile as _tile
+from ._extra import _axis, moveaxis as _moveaxis, nonzero as _nonzero, sort as _sort, tile as _tile
 
 __all__ = ["append", "apply_along_axis", "apply_over_axes", "array_split", "atleast_1d",
            "atleast_2d", "atleast_3d", "block", "c_", "column_stack", "copy", "delete", "diag",
@@ -68,14 +68,6 @@ def _on(x, v, dtype=None):
         dtype = x.dtype if _onp.ndim(v) == 0 else None
     out = xp.asarray(h, device=_device_of(x))
     return out if dtype is None or out.dtype == dtype else xp.astype(out, dtype)
-
-
-def _axis(axis, ndim, fname):
-    a = _operator.index(axis)
-    if not -ndim <= a < ndim:
-        raise ValueError(f"{fname}: axis={axis} is out of range for an array with {ndim} "
-                         f"dimension(s)")
-    return a % ndim
 
 
 def _host(a, fname, what):
