@@ -14,7 +14,9 @@ import xgrad.numpy as xnp
 
 PUBLIC = ["xgrad", "xgrad.numpy", "xgrad.numpy.linalg", "xgrad.numpy.fft",
           "xgrad.numpy.special", "xgrad.tree", "xgrad.testing", "xgrad.optim", "xgrad.debug",
-          "xgrad.program", "xgrad.transforms.checkpoint_policies"]
+          "xgrad.program", "xgrad.transforms.checkpoint_policies", "xgrad.tree_util", "xgrad.scipy",
+          "xgrad.scipy.special", "xgrad.scipy.stats", "xgrad.scipy.linalg", "xgrad.scipy.signal",
+          "xgrad.scipy.integrate", "xgrad.nn", "xgrad.random"]
 
 _DTYPES = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
            "float32", "float64", "complex64", "complex128"}
@@ -29,11 +31,18 @@ def _submodules(mod):
             and getattr(mod, n).__name__.startswith("xgrad.")}
 
 
+# the JAX-named modules re-export xgrad's own functions under JAX's names
+_SHARED = {"xgrad.tree_util": ("xgrad.tree",), "xgrad.scipy": ("xgrad.numpy",),
+           "xgrad.nn": ("xgrad.numpy",)}
+
+
 def _home(name):
-    """The public package a module's values must come from: ``xgrad.numpy``
+    """The public packages a module's values may come from: ``xgrad.numpy``
     for ``xgrad.numpy.linalg`` (which re-exports ``matmul``), ``xgrad`` for
-    the top level (which re-exports the transforms)."""
-    return ".".join(name.split(".")[:2])
+    the top level (which re-exports the transforms); the JAX-named modules
+    also share ``xgrad.numpy``'s and ``xgrad.tree``'s functions."""
+    top = ".".join(name.split(".")[:2])
+    return (top,) + _SHARED.get(top, ())
 
 
 def _foreign(mod):
@@ -45,16 +54,16 @@ def _foreign(mod):
             ok = v.__name__.startswith("xgrad.")
         elif v is None or type(v) in (bool, int, float, complex, str):
             ok = True
-        elif home == "xgrad.numpy" and n in _DTYPES:
+        elif "xgrad.numpy" in home and n in _DTYPES:
             ok = True
-        elif home == "xgrad.numpy" and isinstance(v, type) and getattr(v, "__module__", "") \
+        elif "xgrad.numpy" in home and isinstance(v, type) and getattr(v, "__module__", "") \
                 .split(".")[0] == "numpy":
             # numpy's scalar types, dtype class and ComplexWarning, re-exported
             # as jax.numpy re-exports them (float_, generic, floating, dtype, ...)
             ok = True
         else:
             m = getattr(v, "__module__", None) or ""
-            ok = m == home or m.startswith(home + ".")
+            ok = any(m == h or m.startswith(h + ".") for h in home)
         if not ok:
             bad.append(n)
     return bad

@@ -65,7 +65,9 @@ def test_core_imports_only_backends():
 
 
 @pytest.mark.parametrize("module", ["xgrad.rules", "xgrad.numpy", "xgrad.numpy.linalg",
-                                    "xgrad.numpy.fft", "xgrad.numpy.special"])
+                                    "xgrad.numpy.fft", "xgrad.numpy.special",
+                                    "xgrad.scipy", "xgrad.nn", "xgrad.random",
+                                    "xgrad.tree_util"])
 def test_rules_and_namespace_import_no_transform(module):
     pulled = _pulled_in(module)
     assert {m for m in pulled if _under(m, ABOVE_RULES)} == set()

@@ -8,6 +8,10 @@ array API backends (numpy, cupy, array_api_strict, ...), in the JAX style.
 from . import numpy
 from . import numpy as xp
 from . import tree
+from . import tree_util
+from . import scipy
+from . import nn
+from . import random
 from .core import LeakedTracerError
 from .transforms.jvp import jvp
 from .transforms.vjp import vjp, grad, value_and_grad
@@ -36,5 +40,5 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacre
            "hessian", "hvp", "vmap", "laplacian", "diag_hessian", "custom_vjp", "custom_jvp",
            "checkpoint", "remat", "checkpoint_sequential", "checkpoint_name",
            "checkpoint_policies", "stop_gradient", "check_grads",
-           "program", "testing", "debug", "optim", "numpy", "xp", "tree", "LeakedTracerError"]
+           "program", "testing", "debug", "optim", "numpy", "xp", "tree", "tree_util", "scipy", "nn", "random", "LeakedTracerError"]
 __version__ = "0.1.0"   # the one version source: pyproject.toml and docs/conf.py read it

@@ -1,0 +1,3 @@
+"""``xgrad.random``: JAX's functional key-based random numbers."""
+
+__all__ = []

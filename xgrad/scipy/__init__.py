@@ -1,0 +1,7 @@
+"""``xgrad.scipy``: the functions of ``jax.scipy`` (``special``, ``stats``,
+``linalg``, ``signal``, ``integrate``), differentiable at every order, on
+the same backends as ``xgrad.numpy``.
+"""
+from . import special, stats, linalg, signal, integrate
+
+__all__ = []

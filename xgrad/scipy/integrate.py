@@ -1,0 +1,3 @@
+"""``xgrad.scipy.integrate``: the functions of ``jax.scipy.integrate``."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""``xgrad.scipy.linalg``: the functions of ``jax.scipy.linalg``."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""``xgrad.scipy.signal``: the functions of ``jax.scipy.signal``."""
+
+__all__ = []

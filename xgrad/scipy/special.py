@@ -1,0 +1,3 @@
+"""``xgrad.scipy.special``: the functions of ``jax.scipy.special``."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""``xgrad.scipy.stats``: the distributions of ``jax.scipy.stats``."""
+
+__all__ = []
