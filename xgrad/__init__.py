@@ -40,5 +40,6 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacre
            "hessian", "hvp", "vmap", "laplacian", "diag_hessian", "custom_vjp", "custom_jvp",
            "checkpoint", "remat", "checkpoint_sequential", "checkpoint_name",
            "checkpoint_policies", "stop_gradient", "check_grads",
-           "program", "testing", "debug", "optim", "numpy", "xp", "tree", "tree_util", "scipy", "nn", "random", "LeakedTracerError"]
+           "program", "testing", "debug", "optim", "numpy", "xp", "tree", "tree_util", "scipy", "nn",
+           "random", "LeakedTracerError"]
 __version__ = "0.1.0"   # the one version source: pyproject.toml and docs/conf.py read it

@@ -4,4 +4,4 @@ the same backends as ``xgrad.numpy``.
 """
 from . import special, stats, linalg, signal, integrate
 
-__all__ = []
+__all__ = ["special", "stats", "linalg", "signal", "integrate"]
