@@ -235,6 +235,40 @@ def test_plain_arrays_outside_transforms():
         xnp.at(x)[1].set(1.0, mode="wrap")
 
 
+def test_creation_results_have_at_outside_transforms(jax):
+    jnp = jax.numpy
+    made = [xnp.zeros(4), xnp.ones(4), xnp.full(4, 2.0), xnp.empty(4), xnp.arange(4.0),
+            xnp.linspace(0.0, 1.0, 4), xnp.asarray([1.0, 2.0, 3.0, 4.0]), xnp.array(X1[:4]),
+            xnp.zeros_like(X1[:4]), xnp.ones_like(X1[:4]), xnp.full_like(X1[:4], 3.0)]
+    idx = np.asarray([0, 2, 0])
+    for x in made:
+        got = x.at[idx].add(1.5).at[1].set(-1.0)
+        want = jnp.asarray(np.asarray(x)).at[jnp.asarray(idx)].add(1.5).at[1].set(-1.0)
+        if x is made[3]:                            # empty: only the written entries are known
+            np.testing.assert_array_equal(got[1], want[1])
+            continue
+        np.testing.assert_array_equal(got, want)
+        assert isinstance(got, np.ndarray) and hasattr(got, "at")
+    assert xnp.eye(3).at[0, 2].set(5.0)[0, 2] == 5.0
+    # the caller's array is not written, and asarray of it shares its values only
+    x1 = X1.copy()
+    xnp.asarray(x1).at[0].set(100.0)
+    np.testing.assert_array_equal(x1, X1)
+
+
+def test_at_arrays_do_not_spread():
+    z = xnp.zeros(3)
+    # what numpy (or xgrad.numpy) computes from such an array is a plain ndarray:
+    # the subclass never slows an operation after the first
+    for y in (z + 1.0, np.sin(z), z * z, xnp.sin(z), xnp.sum(z, keepdims=True), z @ xnp.eye(3),
+              xgrad.grad(lambda v: xnp.sum(v ** 2))(z)):
+        assert type(y) is np.ndarray, type(y)
+    assert type(z.sum()) is np.float64
+    assert repr(z) == "array([0., 0., 0.])"
+    import pickle
+    assert type(pickle.loads(pickle.dumps(z))) is np.ndarray
+
+
 def test_integer_array_keeps_dtype(jax):
     jnp = jax.numpy
     x = np.arange(5)

@@ -6,7 +6,6 @@ naming it."""
 import math
 
 import numpy as np
-import pytest
 
 import xgrad
 import xgrad.numpy as xnp
@@ -162,8 +161,17 @@ def test_scripts_without_at_run_on_plain_arrays(jax):
     np.testing.assert_allclose(net(xnp, params, x), net(jax.numpy, jparams, jax.numpy.asarray(x)))
 
 
-@pytest.mark.xfail(strict=True, raises=AttributeError,
-                   reason="outside transforms xgrad.numpy returns the backend's plain arrays, which "
-                          "have no .at (docs/api.md, '.at'): use xgrad.numpy.at(x)[idx]")
-def test_at_script_on_plain_arrays():
-    rotation(xnp, np.asarray(0.7))
+def test_at_scripts_on_plain_arrays(jax):
+    # outside transforms the creation functions return arrays with .at
+    np.testing.assert_allclose(rotation(xnp, np.asarray(0.7)),
+                               rotation(jax.numpy, jax.numpy.asarray(0.7)), rtol=1e-14)
+    params = {"w_msg": R.standard_normal((3, 3)), "w_upd": R.standard_normal((3, 3))}
+    h = R.standard_normal((5, 3))
+    jparams = jax.tree_util.tree_map(jax.numpy.asarray, params)
+    np.testing.assert_allclose(gnn(xnp, params, xnp.asarray(h)),
+                               gnn(jax.numpy, jparams, jax.numpy.asarray(h)), rtol=1e-13)
+    # and under vmap, where the creation functions' constants are plain arrays
+    thetas = np.asarray([0.1, 0.7, -2.0])
+    np.testing.assert_allclose(xgrad.vmap(lambda t: rotation(xnp, t))(thetas),
+                               jax.vmap(lambda t: rotation(jax.numpy, t))(jax.numpy.asarray(thetas)),
+                               rtol=1e-13)

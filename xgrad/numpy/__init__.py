@@ -659,19 +659,32 @@ def _const_in_transform(f):
     running transform, so that JAX code such as ``R = zeros((3, 3)); R =
     R.at[0, 0].set(c)`` or ``R[0, 0] = c`` works inside ``grad``: the
     constant is a traced value (with ``.at``, and writes into it are
-    recorded). Outside transforms (and under vmap, whose constants are plain)
-    the result is the backend's plain array: one ``current_trace()`` look-up
-    per call, nothing per operation."""
+    recorded). A plain numpy result (outside transforms, and under vmap,
+    whose constants are plain) has ``.at`` too: a small subclass that
+    numpy's operations don't propagate (see ``_at.py``). One
+    ``current_trace()`` look-up per call, nothing per operation."""
     def g(*args, **kwargs):
         out = f(*args, **kwargs)
         trace = _core.current_trace()
-        return out if trace is None or isinstance(out, _Tracer) else trace.const(out)
+        if trace is not None and not isinstance(out, _Tracer):
+            out = trace.const(out)
+        return _with_at(out)
     return _functools.update_wrapper(g, f)      # f's name, docstring and signature
 
 
 for _n in ("zeros", "ones", "empty", "full", "eye", "arange", "linspace"):
     globals()[_n] = _const_in_transform(globals()[_n])
 del _n
+
+
+def _with_at_result(f):
+    """``f`` (``asarray``) whose numpy result has ``.at``."""
+    def g(*args, **kwargs):
+        return _with_at(f(*args, **kwargs))
+    return _functools.update_wrapper(g, f)
+
+
+asarray = _with_at_result(asarray)                                       # noqa: F821
 
 
 def _like_xp(x, dtype):
@@ -688,7 +701,7 @@ def _traced_const(x, plain):
         return x._trace.const_like(x, plain)
     out = plain(x)
     trace = _core.current_trace()      # a plain x inside a transform: as ``zeros`` there
-    return out if trace is None else trace.const(out)
+    return _with_at(out if trace is None else trace.const(out))
 
 
 def _plain_like(make):
@@ -1057,7 +1070,7 @@ from ._elem import *  # noqa: E402,F401,F403  (elementwise math, polynomials, wi
 from ._stats import *  # noqa: E402,F401,F403  (statistics, nan* reductions, calculus)
 from ._einsum import *  # noqa: E402,F401,F403  (einsum, einsum_path, matvec, vecmat)
 from ._sets import *  # noqa: E402,F401,F403  (jax.numpy sets, sorting, selection, histograms)
-from ._at import at  # noqa: E402,F401  (x.at[idx] for any array; traced values have .at)
+from ._at import at, with_at as _with_at  # noqa: E402,F401  (x.at[idx] for any array)
 from . import _methods as _methods  # noqa: E402
 
 # the ndarray methods of traced values (x.sum(), x.at[i].add(v), ...), each

@@ -3,23 +3,25 @@
 ``.max``, ``.apply`` and ``.get``, each returning a new array (the caller's
 array is never written).
 
-Where ``.at`` is: every traced value has the property ``x.at``, and inside
-``grad``/``jvp``/``vjp`` the creation functions (``zeros``, ``ones``, ...)
-return constants of the running transform, which are traced values, so
-``R = zeros((3, 3)); R = R.at[0, 0].set(c)`` works there. Plain arrays
-(what ``xgrad.numpy`` returns outside transforms and under ``vmap``, and
-what the caller passes) are the backend's own arrays (``numpy.ndarray``,
-cupy, array_api_strict), which have no ``.at``: for them, and for code that
-may see either, write ``xgrad.numpy.at(x)[idx].add(v)``, which takes any
-array.
-Why not a small ``numpy.ndarray`` subclass with ``.at`` returned by the
-creation functions: numpy's ufunc machinery wraps the output of every
-operation on a subclass (measured: ``np.sin`` on a 10-element subclass array
-takes 0.8 us, 0.33 us on an ndarray), so every operation touching such an
-array (biases made by ``zeros``, say) would be 2-3x slower per call and the
-subclass would spread through a program; it would not cover cupy or
-array_api_strict arrays, nor arrays the caller made with numpy. Keeping
-plain arrays plain keeps xgrad's per-operation fast path untouched.
+Where ``.at`` is: every traced value has the property ``x.at``. Inside
+``grad``/``jvp``/``vjp`` the creation functions (``zeros``, ``ones``,
+``asarray``, ...) return constants of the running transform, which are
+traced values, so ``R = zeros((3, 3)); R = R.at[0, 0].set(c)`` works there.
+Outside transforms, on numpy, the creation functions (``zeros``, ``ones``,
+``full``, ``empty``, ``eye``, ``arange``, ``linspace``, ``asarray``/
+``array``, the ``*_like`` ones) and ``.at`` itself return a numpy array of
+a small subclass that has ``.at``; so the same JAX code runs eagerly too.
+Everything else stays plain: what numpy computes from such an array is a
+plain ``numpy.ndarray`` (the subclass does not spread), and so are the
+caller's own arrays, cupy and array_api_strict arrays, and what
+``xgrad.numpy`` returns from any other function. For those, and for code
+that may see either, ``xgrad.numpy.at(x)[idx].add(v)`` takes any array.
+Why a subclass at creation only: numpy wraps the result of every operation
+on a subclass (measured: ``np.sin`` on a 10-element array, 0.75 us on the
+subclass, 0.37 us on an ndarray; a subclass that spread through a program
+would make every operation 2x slower), so the subclass stops at the first
+operation, and xgrad's per-operation fast path never sees it: transforms
+make traced values, and inputs are the caller's arrays.
 
 Semantics (JAX's): ``set``: the last write wins at a repeated index;
 ``add`` (and ``subtract``, ``multiply``, ``divide``, ``power``, ``min``,
@@ -45,8 +47,39 @@ import math as _math
 import operator as _operator
 import sys as _sys
 
+import numpy as _np
+
 from ..core import Tracer as _Tracer
 from ..backends import backend_of as _backend_of, index_winners as _index_winners
+
+
+class _AtArray(_np.ndarray):
+    """A numpy array with JAX's ``.at`` (what the creation functions of
+    ``xgrad.numpy`` return outside transforms): a plain ``numpy.ndarray``
+    in every other respect, and the results of numpy operations on it are
+    plain ndarrays again."""
+
+    __slots__ = ()
+
+    @property
+    def at(self):
+        return _IndexUpdateHelper(self)
+
+    def __array_wrap__(self, obj, context=None, return_scalar=False):
+        if return_scalar:
+            return obj[()]
+        return obj if type(obj) is _np.ndarray else obj.view(_np.ndarray)
+
+    def __reduce__(self):          # pickles (and copies) as a plain ndarray
+        return self.view(_np.ndarray).__reduce__()
+
+    def __repr__(self):
+        return repr(self.view(_np.ndarray))
+
+
+def with_at(out):
+    """``out`` with ``.at`` if it is a plain numpy array (outside transforms)."""
+    return out.view(_AtArray) if type(out) is _np.ndarray else out
 
 
 def _X():
@@ -247,7 +280,7 @@ def _keep_traced(x, out):
     chains."""
     if isinstance(x, _Tracer) and not isinstance(out, _Tracer) and x._trace.alive:
         return x._trace.const(out)
-    return out
+    return with_at(out) if type(x) is _AtArray else out
 
 
 class _IndexUpdateRef:
@@ -367,15 +400,18 @@ class _IndexUpdateHelper:
 
 def at(x, /):
     """JAX's ``x.at`` for any array, plain or traced: ``at(x)[idx].add(v)``
-    is ``x.at[idx].add(v)``. Traced values have the property ``x.at``; plain
-    backend arrays (numpy, cupy, array_api_strict) have none, so use this
-    form where ``x`` may be plain.
+    is ``x.at[idx].add(v)``. Traced values and what the creation functions
+    return have the property ``x.at``; other plain backend arrays (numpy,
+    cupy, array_api_strict) have none, so use this form where ``x`` may be
+    one of those.
 
     NB: not in ``jax.numpy``; see the docstring of ``xgrad/numpy/_at.py``
-    for why plain arrays stay plain.
+    for which arrays have ``.at`` and why.
 
-    >>> import xgrad.numpy as xnp
-    >>> xnp.at(xnp.zeros(3))[xnp.asarray([0, 0, 2])].add(1.0).tolist()
+    >>> import numpy as np, xgrad.numpy as xnp
+    >>> xnp.at(np.zeros(3))[xnp.asarray([0, 0, 2])].add(1.0).tolist()
     [2.0, 0.0, 1.0]
+    >>> xnp.zeros(3).at[1].set(5.0)
+    array([0., 5., 0.])
     """
     return _IndexUpdateHelper(x)
