@@ -34,9 +34,8 @@ __all__ = ["celu", "dot_product_attention", "elu", "gelu", "glu", "hard_sigmoid"
            "sigmoid", "silu", "soft_sign", "softmax", "softplus", "sparse_plus", "sparse_sigmoid",
            "squareplus", "standardize", "swish", "tanh"]
 
-# the same functions as xgrad.numpy's (jax.nn.tanh is jax.numpy.tanh, jax.nn.logsumexp
-# is jax.scipy.special.logsumexp)
-tanh = _xnp.tanh
+# the same function as xgrad.numpy.special's (jax.nn.logsumexp is
+# jax.scipy.special.logsumexp)
 logsumexp = _sp.logsumexp
 
 _stop_p = _RULES["stop_gradient"]
@@ -169,6 +168,11 @@ def selu(x):
 
 
 # ----- smooth activations -----
+def tanh(x, /):
+    """Hyperbolic tangent (``xgrad.numpy.tanh``; integers promoted to float64)."""
+    return _xnp.tanh(_arr(x, "tanh"))
+
+
 def sigmoid(x):
     """Logistic sigmoid ``1 / (1 + exp(-x))`` (``xgrad.numpy.special.expit``):
     no overflow, and its derivative ``sigmoid(x) sigmoid(-x)`` keeps its
@@ -336,7 +340,8 @@ def logmeanexp(x, axis=None, where=None, keepdims=False):
     ``axis``, ``n`` the number of entries (with ``where``: those kept)."""
     x = _arr(x, "logmeanexp")
     lse = _sp.logsumexp(x, axis=axis, keepdims=keepdims, where=where)
-    return lse - _xnp.log(_count(x, axis, where, keepdims))
+    n = _count(x, axis, where, keepdims)
+    return lse - (_math.log(n) if type(n) is float else _xnp.log(n))
 
 
 def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-05, where=None, *,
