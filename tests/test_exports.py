@@ -16,7 +16,7 @@ PUBLIC = ["xgrad", "xgrad.numpy", "xgrad.numpy.linalg", "xgrad.numpy.fft",
           "xgrad.numpy.special", "xgrad.tree", "xgrad.testing", "xgrad.optim", "xgrad.debug",
           "xgrad.program", "xgrad.transforms.checkpoint_policies", "xgrad.tree_util", "xgrad.scipy",
           "xgrad.scipy.special", "xgrad.scipy.stats", "xgrad.scipy.linalg", "xgrad.scipy.signal",
-          "xgrad.scipy.integrate", "xgrad.nn", "xgrad.random"]
+          "xgrad.scipy.integrate", "xgrad.nn", "xgrad.random", "xgrad.lax"]
 
 _DTYPES = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
            "float32", "float64", "complex64", "complex128"}
@@ -33,7 +33,7 @@ def _submodules(mod):
 
 # the JAX-named modules re-export xgrad's own functions under JAX's names
 _SHARED = {"xgrad.tree_util": ("xgrad.tree",), "xgrad.scipy": ("xgrad.numpy",),
-           "xgrad.nn": ("xgrad.numpy",)}
+           "xgrad.nn": ("xgrad.numpy",), "xgrad.lax": ("xgrad.transforms",)}
 
 
 def _home(name):

@@ -12,6 +12,7 @@ from . import tree_util
 from . import scipy
 from . import nn
 from . import random
+from . import lax
 from .core import LeakedTracerError
 from .transforms.jvp import jvp
 from .transforms.vjp import vjp, grad, value_and_grad
@@ -41,5 +42,5 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacre
            "checkpoint", "remat", "checkpoint_sequential", "checkpoint_name",
            "checkpoint_policies", "stop_gradient", "check_grads",
            "program", "testing", "debug", "optim", "numpy", "xp", "tree", "tree_util", "scipy", "nn",
-           "random", "LeakedTracerError"]
+           "random", "lax", "LeakedTracerError"]
 __version__ = "0.1.0"   # the one version source: pyproject.toml and docs/conf.py read it

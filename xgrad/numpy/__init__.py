@@ -457,7 +457,7 @@ def take(x, indices, /, *, axis=None):
             raise ValueError("take: axis is required for arrays with ndim != 1")
         axis = 0
     axis = _norm_axis(axis, _ndim(x))[0]
-    return _getitem(x, (slice(None),) * axis + (_norm_index(indices),))
+    return _getitem(x, (slice(None),) * axis + (indices,))
 
 
 def take_along_axis(x, indices, /, *, axis=-1):
