@@ -479,8 +479,8 @@ def _randint(data, shape, minval, maxval, dt, xp):
     nbits = di.bits
     udt = getattr(xp, f"uint{nbits}")
     k = _split_data(data, (2,))
-    higher = _bits_data(k[0], nbits, shape)
-    lower = _bits_data(k[1], nbits, shape)
+    higher = _bits_data(k[0, ...], nbits, shape)
+    lower = _bits_data(k[1, ...], nbits, shape)
     span = _xnp.astype(_xnp.subtract(maxval, minval), udt)
     span = _xnp.where(_xnp.less_equal(maxval, minval), xp.asarray(1, dtype=udt), span)
     span = _xnp.where(_xnp.logical_and(out_of_range, _xnp.greater(maxval, minval)),
@@ -505,8 +505,8 @@ def bernoulli(key, p=0.5, shape=None, mode="low"):
     shape = _check_shape("bernoulli", shape, p)
     if mode == "high":
         u = _uniform_data(data, (2,) + shape, dt)
-        u2 = _xnp.multiply(u[1], 2.0 ** -_np.finfo(dt).nmant)
-        return _xnp.less(u2, _xnp.subtract(p, u[0]))
+        u2 = _xnp.multiply(u[1, ...], 2.0 ** -_np.finfo(dt).nmant)
+        return _xnp.less(u2, _xnp.subtract(p, u[0, ...]))
     return _xnp.less(_uniform_data(data, shape, dt), p)
 
 
@@ -552,7 +552,7 @@ def _gumbel_data(data, shape, dt, mode):
                                   "use mode='high'")
     if mode in ("high", "highest"):
         u = _uniform_data(data, (2,) + shape, dt)
-        high, low = u[0], u[1]
+        high, low = u[0, ...], u[1, ...]
         x = _xnp.where(_xnp.greater_equal(high, 0.5), high,
                        _xnp.add(_xnp.add(high, _xnp.multiply(low, 2.0 ** -fi.nmant)), float(fi.tiny)))
         return _xnp.negative(_xnp.log(_xnp.negative(_xnp.log1p(_xnp.negative(x)))))
@@ -605,7 +605,7 @@ def _shuffle(data, x, axis):
     rounds = int(_np.ceil(3 * _np.log(max(1, size)) / _np.log(_np.iinfo(_np.uint32).max)))
     for _ in range(rounds):
         k = _split_data(data, (2,))
-        data, sub = k[0], k[1]
+        data, sub = k[0, ...], k[1, ...]
         sort_keys = _bits_data(sub, 32, _pshape(x))
         idx = _xnp.argsort(sort_keys, axis=axis, stable=True)
         x = _xnp.take_along_axis(x, idx, axis=axis)
@@ -780,8 +780,8 @@ def beta(key, a, b, shape=None, dtype=None):
     dt = _float_name(dtype, "beta")
     shape = _check_shape("beta", shape, a, b)
     k = _split_data(data, (2,))
-    lga = _gamma(k[0], a, shape, dt, True)
-    lgb = _gamma(k[1], b, shape, dt, True)
+    lga = _gamma(k[0, ...], a, shape, dt, True)
+    lgb = _gamma(k[1, ...], b, shape, dt, True)
     m = _xnp.maximum(lga, lgb)
     ga = _xnp.exp(_xnp.subtract(lga, m))
     gb = _xnp.exp(_xnp.subtract(lgb, m))
@@ -819,8 +819,8 @@ def f(key, dfnum, dfden, shape=None, dtype=None):
     xp = _backend_of(data)
     dfnum, dfden = _cast(dfnum, dt, xp), _cast(dfden, dt, xp)
     k = _split_data(data, (2,))
-    chi_n = chisquare(k[1], dfnum, shape, dt)
-    chi_d = chisquare(k[0], dfden, shape, dt)
+    chi_n = chisquare(k[1, ...], dfnum, shape, dt)
+    chi_d = chisquare(k[0, ...], dfden, shape, dt)
     return _xnp.divide(_xnp.divide(chi_n, dfnum), _xnp.divide(chi_d, dfden))
 
 
@@ -830,9 +830,9 @@ def t(key, df, shape=None, dtype=None):
     dt = _float_name(dtype, "t")
     shape = _check_shape("t", shape, df)
     k = _split_data(data, (2,))
-    n = _normal_data(k[0], shape, dt)
+    n = _normal_data(k[0, ...], shape, dt)
     half = _xnp.divide(_cast(df, dt, _backend_of(data)), 2.0)
-    g = _gamma(k[1], half, shape, dt, False)
+    g = _gamma(k[1, ...], half, shape, dt, False)
     return _xnp.multiply(n, _xnp.sqrt(_xnp.divide(half, g)))
 
 
@@ -843,8 +843,8 @@ def generalized_normal(key, p, shape=(), dtype=None):
     shape = _shape(shape)
     k = _split_data(data, (2,))
     inv_p = _xnp.divide(1.0, p) if not isinstance(p, (int, float)) else 1 / p
-    g = _gamma(k[0], inv_p, shape, dt, False)
-    r = _rademacher(k[1], shape, dt)
+    g = _gamma(k[0, ...], inv_p, shape, dt, False)
+    r = _rademacher(k[1, ...], shape, dt)
     return _xnp.multiply(r, _xnp.pow(g, inv_p))
 
 
@@ -854,8 +854,8 @@ def ball(key, d, p=2, shape=(), dtype=None):
     dt = _float_name(dtype, "ball")
     shape = _shape(shape)
     k = _split_data(data, (2,))
-    g = generalized_normal(k[0], p, (*shape, d), dt)
-    e = exponential(k[1], shape, dt)
+    g = generalized_normal(k[0, ...], p, (*shape, d), dt)
+    e = exponential(k[1, ...], shape, dt)
     s = _xnp.add(_xnp.sum(_xnp.pow(_xnp.abs(g), p), axis=-1), e)
     return _xnp.divide(g, _xnp.expand_dims(_xnp.pow(s, 1 / p), axis=-1))
 
@@ -931,8 +931,8 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
         shape = ps
     shape = shape + ps
     k = _split_data(data, (2,))
-    m = maxwell(k[0], shape, dt)
-    s = _rademacher(k[1], shape, dt)
+    m = maxwell(k[0, ...], shape, dt)
+    s = _rademacher(k[1, ...], shape, dt)
     return _xnp.add(_xnp.multiply(_xnp.multiply(s, m), scale), loc)
 
 
@@ -943,8 +943,8 @@ def wald(key, mean, shape=None, dtype=None):
     shape = _check_shape("wald", shape, mean)
     k = _split_data(data, (2,))
     mean = _xnp.broadcast_to(_cast(mean, dt, _backend_of(data)), shape)
-    v = _normal_data(k[0], shape, dt)
-    z = _uniform_data(k[1], shape, dt)
+    v = _normal_data(k[0, ...], shape, dt)
+    z = _uniform_data(k[1, ...], shape, dt)
     y = _xnp.multiply(v, v)
     y_sq = _xnp.multiply(y, y)
     mean_sq = _xnp.multiply(mean, mean)
@@ -1034,7 +1034,7 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
     remainder = n
     counts = []
     for i in range(shape[-1]):
-        c = binomial(keys[i], remainder, _xnp.clip(ratios[i], 0.0, 1.0), dtype=pdt)
+        c = binomial(keys[i, ...], remainder, _xnp.clip(ratios[i, ...], 0.0, 1.0), dtype=pdt)
         remainder = _xnp.subtract(remainder, c)
         counts.append(c)
     out = _xnp.stack(counts, axis=-1)
