@@ -178,10 +178,11 @@ def _seed_data(seed, name):
         raise TypeError(f"xgrad.random.{name}: seed must be an integer, got dtype {dt}")
     xp = _backend_of(seed)
     u32 = xp.uint32
-    lo = _xnp.astype(_xnp.bitwise_and(seed, 0xFFFFFFFF), u32)
     if dt.endswith("64"):
+        lo = _xnp.astype(_xnp.bitwise_and(seed, 0xFFFFFFFF), u32)
         hi = _xnp.astype(_xnp.bitwise_and(_xnp.bitwise_right_shift(seed, 32), 0xFFFFFFFF), u32)
     else:
+        lo = _xnp.astype(seed, u32)     # a 32-bit seed: its bits, high word zero
         hi = _xnp.zeros_like(lo)
     return _xnp.stack([hi, lo])
 

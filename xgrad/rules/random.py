@@ -26,7 +26,7 @@ import math
 import numpy as _np
 
 from . import defprim
-from ._batching import move_to_front
+from ._batching import elementwise as _elementwise_batch, move_to_front
 from .. import numpy as xnp
 
 _U32 = _np.uint32
@@ -333,7 +333,7 @@ def _no_second_derivative(*args, **kw):
 
 
 random_gamma_grad_p = defprim("random_gamma_grad", _gamma_grad_impl, nargs=2,
-                              family="special",
+                              family="special", batch=_elementwise_batch,
                               jvp=(_no_second_derivative, _no_second_derivative),
                               vjp=(_no_second_derivative, _no_second_derivative))
 
