@@ -20,7 +20,6 @@ differentiates in its shape by implicit reparametrisation, as JAX does.
 To add a sampler: write it from ``_uniform_data`` / ``_bits_data`` (or
 another sampler) the way ``jax.random`` writes it, consuming the same bits.
 """
-from __future__ import annotations
 
 import math as _math
 import operator as _operator
