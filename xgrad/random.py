@@ -488,7 +488,7 @@ def _erfinv32_numpy(x):
 def _normal_data(data, shape, dt):
     lo = float(_np.nextafter(_np.array(-1.0, dt), _np.array(0.0, dt)))
     u = _uniform_data(data, shape, dt, lo, 1.0)
-    if dt == "float32" and type(u) is _np.ndarray:
+    if dt == "float32" and type(u) is _np.ndarray and u.ndim:
         e = _erfinv32_numpy(u)
         e *= _np.float32(_math.sqrt(2.0))
         return e
@@ -673,6 +673,25 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
     return _xnp.reshape(idx, shape)
 
 
+def _gather_last(x, idx):
+    """``take_along_axis(x, idx, -1)`` for an ``idx`` with no concrete value
+    (per-example keys under vmap): a one-hot selection, O(n**2) (NB: JAX
+    gathers in O(n))."""
+    n = x.shape[-1]
+    xp = _backend_of(idx)
+    hit = _xnp.equal(_xnp.expand_dims(idx, axis=-1), xp.arange(n, dtype=xp.int64))
+    zero = xp.zeros((), dtype=_dtype_in(xp, _dtname(x.dtype)))
+    return _xnp.sum(_xnp.where(hit, _xnp.expand_dims(x, axis=-2), zero), axis=-1,
+                    dtype=_dtype_in(xp, _dtname(x.dtype)))
+
+
+def _take_along(x, idx, axis):
+    if not isinstance(idx, _Tracer):
+        return _xnp.take_along_axis(x, idx, axis=axis)
+    x = _xnp.moveaxis(_xnp.broadcast_to(x, tuple(idx.shape)), axis, -1)
+    return _xnp.moveaxis(_gather_last(x, _xnp.moveaxis(idx, axis, -1)), -1, axis)
+
+
 def _shuffle(data, x, axis):
     size = _math.prod(_pshape(x))
     rounds = int(_np.ceil(3 * _np.log(max(1, size)) / _np.log(_np.iinfo(_np.uint32).max)))
@@ -681,7 +700,7 @@ def _shuffle(data, x, axis):
         data, sub = k[0, ...], k[1, ...]
         sort_keys = _bits_data(sub, 32, _pshape(x))
         idx = _xnp.argsort(sort_keys, axis=axis, stable=True)
-        x = _xnp.take_along_axis(x, idx, axis=axis)
+        x = _take_along(x, idx, axis)
     return x
 
 
@@ -705,6 +724,11 @@ def permutation(key, x, axis=0, independent=False):
         return _shuffle(data, x, axis)
     xp = _backend_of(x)
     ind = _shuffle(data, xp.arange(x.shape[axis], dtype=xp.int64), 0)
+    if isinstance(ind, _Tracer):
+        shp = [1] * nd
+        shp[axis] = x.shape[axis]
+        full = _xnp.broadcast_to(_xnp.reshape(ind, tuple(shp)), tuple(x.shape))
+        return _take_along(x, full, axis)
     return _xnp.take(x, ind, axis=axis)
 
 

@@ -32,7 +32,7 @@ from .. import numpy as xnp
 _U32 = _np.uint32
 _ROT = ((13, 15, 26, 6), (17, 29, 16, 24))
 _PARITY = 0x1BD11BDA
-_BLOCK = 1 << 14          # entries per block of the in-place numpy loop
+_BLOCK = 1 << 15          # entries per block of the in-place numpy loop
 
 
 # --------------------------------------------------------------------------
