@@ -299,3 +299,9 @@ def test_bad_keys():
         xr.normal(xr.PRNGKey(0), (2,), "int32")
     with pytest.raises(ValueError, match="unsigned"):
         xr.bits(xr.PRNGKey(0), (2,), "int32")
+
+
+def test_gamma_second_derivative_is_refused():
+    k = xr.PRNGKey(0)
+    with pytest.raises(NotImplementedError, match="random_gamma_grad"):
+        xgrad.grad(xgrad.grad(lambda a: xnp.sum(xr.gamma(k, a, (2,)))))(2.0)
