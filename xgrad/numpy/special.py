@@ -31,7 +31,9 @@ __all__ = ["erf", "erfc", "erfcx", "erfinv", "ndtr", "ndtri", "log_ndtr", "gamma
            "polygamma", "gamma", "multigammaln", "betaln", "beta", "gammainc", "gammaincc",
            "betainc", "i0", "i0e", "i1", "i1e", "expit", "logit", "log_expit", "softplus",
            "xlogy", "xlog1py", "entr", "rel_entr", "kl_div", "logsumexp", "softmax",
-           "log_softmax"]
+           "log_softmax", "dawsn", "exp1", "expi", "expn", "spence", "loggamma", "gammasgn",
+           "fresnel", "sici", "bessel_jn", "bernoulli", "factorial", "comb", "boxcox",
+           "boxcox1p", "poch", "owens_t", "zeta", "hyp1f1", "hyp2f1", "wofz", "sph_harm_y"]
 
 
 def _float(x):
@@ -349,3 +351,216 @@ def log_softmax(x, /, *, axis=None):
     -inf entries."""
     x = _float(x)
     return _bind(_log_softmax_p, x, axis=_xnp._norm_axis(axis, _xnp._ndim(x)))
+
+
+# ----- more of scipy.special (jax.scipy.special's names and signatures) -----
+def _unary_rows(*names_docs):
+    return [_unary(n, d) for n, d in names_docs]
+
+
+dawsn, exp1, expi, spence, loggamma, gammasgn = _unary_rows(
+    ("dawsn", "Dawson's integral ``exp(-x^2) int_0^x exp(t^2) dt``; derivative "
+              "``1 - 2 x dawsn(x)``."),
+    ("exp1", "Exponential integral ``E_1(x) = int_x^inf exp(-t) / t dt``."),
+    ("expi", "Exponential integral ``Ei(x)``; derivative ``exp(x) / x``."),
+    ("spence", "Spence's function (dilogarithm) ``int_1^x log t / (1 - t) dt`` (scipy's "
+               "convention); derivative ``log x / (1 - x)``. NB: JAX's derivative is nan for "
+               "x > 1."),
+    ("loggamma", "``log Gamma(x)`` for real x (nan for x < 0, as scipy and JAX); derivative "
+                 "``digamma``."),
+    ("gammasgn", "Sign of the gamma function (derivative 0)."))
+_expn_p, _jv_p = _RULES["expn"], _RULES["bessel_jv"]
+_fresnel_p, _sici_p = (_RULES["fresnel_s"], _RULES["fresnel_c"]), (_RULES["si"], _RULES["ci"])
+
+
+def expn(n, x):
+    """Generalized exponential integral ``E_n(x)``; differentiable in ``x``
+    (``E_n' = -E_{n-1}``; NB: also for n = 0, where JAX gives nan), not in
+    the integer order ``n``."""
+    return _bind(_expn_p, n, _float(x))
+
+
+def fresnel(x):
+    """Fresnel integrals ``(S(x), C(x))``; derivatives ``sin(pi x^2 / 2)``
+    and ``cos(pi x^2 / 2)``."""
+    x = _float(x)
+    return _bind(_fresnel_p[0], x), _bind(_fresnel_p[1], x)
+
+
+def sici(x):
+    """Sine and cosine integrals ``(Si(x), Ci(x))``; derivatives
+    ``sin(x) / x`` and ``cos(x) / x``."""
+    x = _float(x)
+    return _bind(_sici_p[0], x), _bind(_sici_p[1], x)
+
+
+def _jv(n, x):
+    return _bind(_jv_p, n, x)
+
+
+def bessel_jn(z, *, v, n_iter=50):
+    """Bessel functions of the first kind ``J_0(z), ..., J_v(z)``, stacked
+    along a new leading axis (shape ``(v + 1,) + z.shape``), as JAX.
+
+    Differentiable in ``z`` at every order (``J_n' = (J_{n-1} - J_{n+1}) /
+    2``); ``v`` is a Python int. NB: the values come from scipy's ``jv``;
+    ``n_iter`` (the length of JAX's recurrence) is accepted and unused."""
+    try:
+        v = _operator.index(v)
+    except TypeError:
+        raise TypeError(f"bessel_jn: v must be a Python int, got {type(v).__name__}") from None
+    if v < 0:
+        raise ValueError(f"bessel_jn: v must be non-negative, got {v}")
+    z = _float(z)
+    if type(z) in _SCALAR_TYPES:
+        z = _default_ns().asarray(z)
+    return _xnp.stack([_bind(_jv_p, float(n), z) for n in range(v + 1)])
+
+
+def bernoulli(n):
+    """The Bernoulli numbers ``B_0, ..., B_n`` (``B_1 = -1/2``), a float
+    array of length ``n + 1``; ``n`` is a non-negative Python int."""
+    n = _operator.index(n)
+    if n < 0:
+        raise ValueError("bernoulli: n must be a non-negative integer.")
+    return _default_ns().asarray(_rules._scipy_special("bernoulli").bernoulli(n))
+
+
+def factorial(n, exact=False):
+    """``Gamma(n + 1)`` for ``n >= 0``, 0 for ``n < 0``; differentiable in
+    ``n`` (``gamma(n + 1) digamma(n + 1)``). ``exact=True`` raises
+    NotImplementedError, as in JAX."""
+    if exact:
+        raise NotImplementedError(f"factorial with exact={exact}")
+    n = _float(n)
+    if type(n) in _SCALAR_TYPES:
+        n = _default_ns().asarray(n)
+    neg = n < 0
+    return _xnp.where(neg, 0.0, gamma(_xnp.where(neg, 0.0, n) + 1.0))
+
+
+def comb(N, k, *, repetition=False):
+    """Binomial coefficient ``N choose k`` as a float (``exp`` of
+    ``gammaln``s, JAX's formula), 0 outside ``0 <= k <= N``; with
+    ``repetition``, ``comb(N + k - 1, k)`` (1 at k = 0, N >= 0)."""
+    N, k = _float2(N, k)
+    if repetition:
+        return _xnp.where(_xnp.logical_and(k == 0, N >= 0), 1.0, comb(N + k - 1.0, k))
+    ok = _xnp.logical_and(_xnp.logical_and(k <= N, N >= 0), k >= 0)
+    sN, sk = _xnp.where(ok, N, 0.0), _xnp.where(ok, k, 0.0)
+    return _xnp.where(ok, _xnp.exp(gammaln(sN + 1.0) - gammaln(sk + 1.0)
+                                   - gammaln(sN + 1.0 - sk)), 0.0)
+
+
+def _boxcox(logx, lmbda):
+    zero = lmbda == 0
+    safe = _xnp.where(zero, 1.0, lmbda)
+    return _xnp.where(zero, logx, _xnp.expm1(safe * logx) / safe)
+
+
+def boxcox(x, lmbda):
+    """Box-Cox transform ``(x^lmbda - 1) / lmbda`` (``log x`` at lmbda = 0),
+    differentiable in both arguments."""
+    x, lmbda = _float2(x, lmbda)
+    return _boxcox(_xnp.log(x), lmbda)
+
+
+def boxcox1p(x, lmbda):
+    """Box-Cox transform of ``1 + x``: ``((1 + x)^lmbda - 1) / lmbda``
+    (``log1p(x)`` at lmbda = 0)."""
+    x, lmbda = _float2(x, lmbda)
+    return _boxcox(_xnp.log1p(x), lmbda)
+
+
+_poch_p, _owens_p = _RULES["poch"], _RULES["owens_t"]
+_zeta_p, _zeta_dx_p = _RULES["zeta"], _RULES["zeta_dx"]
+_hyp1f1_p, _hyp1f1_da_p, _hyp1f1_db_p = (_RULES["hyp1f1"], _RULES["hyp1f1_da"],
+                                         _RULES["hyp1f1_db"])
+_hyp2f1_p, _wofz_p = _RULES["hyp2f1"], _RULES["wofz"]
+
+
+def poch(z, m):
+    """Pochhammer symbol ``Gamma(z + m) / Gamma(z)``, differentiable in both."""
+    return _bind(_poch_p, *_float2(z, m))
+
+
+def owens_t(h, a):
+    """Owen's T function ``T(h, a)``, differentiable in both arguments
+    (closed forms)."""
+    return _bind(_owens_p, *_float2(h, a))
+
+
+def zeta(x, q=None):
+    """Hurwitz zeta function ``sum_k (k + q)^-x``. ``q=None`` (Riemann's
+    zeta) raises NotImplementedError, as in JAX.
+
+    Differentiable at every order in ``q`` (``-x zeta(x + 1, q)``) and, as
+    JAX, once in ``x``: ``-sum_k log(k + q) (k + q)^-x`` by Euler-Maclaurin
+    summation (about 1e-13 relative for 1 < x <= 30); a second derivative in
+    ``x`` raises NotImplementedError.
+    """
+    if q is None:
+        raise NotImplementedError("Riemann zeta function not implemented; pass q != None to "
+                                  "compute the Hurwitz Zeta function.")
+    return _bind(_zeta_p, *_float2(x, q))
+
+
+def _zeta_dx(x, q):
+    return _bind(_zeta_dx_p, x, q)
+
+
+def hyp1f1(a, b, x):
+    """Confluent hypergeometric function ``1F1(a; b; x)`` (values from scipy).
+
+    Derivatives of any order in ``x`` (``a/b 1F1(a+1; b+1; x)``); of first
+    order in ``a`` and ``b`` (as JAX), from the power series differentiated
+    term by term (through Kummer's transformation for x < 0, so the terms
+    keep one sign), in double precision; a second derivative in ``a`` or
+    ``b`` raises NotImplementedError.
+    """
+    return _bind(_hyp1f1_p, *_floats(a, b, x))
+
+
+def _hyp1f1_da(a, b, x):
+    return _bind(_hyp1f1_da_p, a, b, x)
+
+
+def _hyp1f1_db(a, b, x):
+    return _bind(_hyp1f1_db_p, a, b, x)
+
+
+def hyp2f1(a, b, c, x):
+    """Gauss hypergeometric function ``2F1(a, b; c; x)`` (values from
+    scipy); derivatives of any order in ``x`` (``ab/c 2F1(a+1, b+1; c+1;
+    x)``). NB: JAX differentiates its series in ``a``, ``b``, ``c`` too;
+    here those derivatives raise NotImplementedError."""
+    return _bind(_hyp2f1_p, *_floats(a, b, c, x))
+
+
+def wofz(z):
+    """Faddeeva function ``exp(-z^2) erfc(-i z)``, complex; holomorphic, with
+    derivative ``2i/sqrt(pi) - 2 z wofz(z)``."""
+    z = _float(z)
+    if type(z) in _SCALAR_TYPES:
+        z = _default_ns().asarray(z)
+    return _bind(_wofz_p, z)
+
+
+_sph_p = _RULES["sph_harm_y"]
+
+
+def sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):
+    """Spherical harmonics ``Y_n^m(theta, phi)`` (scipy's ``sph_harm_y``:
+    ``theta`` the polar angle, ``phi`` the azimuth), complex; ``n``, ``m``
+    integer arrays.
+
+    Derivatives of any order in ``theta`` (``m cot(theta) Y_n^m +
+    sqrt((n-m)(n+m+1)) e^{-i phi} Y_n^{m+1}``) and ``phi`` (``i m Y_n^m``).
+    NB: ``diff_n`` and ``n_max`` (sizes of JAX's Legendre recurrence) are
+    accepted and unused: the values come from scipy.
+    """
+    theta, phi = _float2(theta, phi)
+    xp = _backend_of(theta)
+    n = n if hasattr(n, "dtype") else xp.asarray(n)
+    m = m if hasattr(m, "dtype") else xp.asarray(m)
+    return _bind(_sph_p, n, m, theta, phi)

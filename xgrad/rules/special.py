@@ -518,10 +518,14 @@ def _betainc_grad(xp, a, b, x):
     return outs
 
 
-def _second_order(name, arg):
+def _second_order(name, arg, first=False):
     """The rule of a derivative xgrad does not have: it raises (a zero
     would be a silently wrong number)."""
     def rule(ans, *args):
+        if first:
+            raise NotImplementedError(
+                f"xgrad.scipy.special.{name}: the derivative in {arg} is not implemented "
+                f"(derivatives of any order in x are)")
         raise NotImplementedError(
             f"xgrad.scipy.special.{name}: derivatives of second order in {arg} are not "
             f"implemented (the first derivative in {arg}, and derivatives of any order in "
@@ -601,3 +605,235 @@ def _i1e_d(ans, x):
 
 
 _row("i1e", _scipy_unary("i1e"), domain=(-3.0, 3.0), deriv=_i1e_d)
+
+
+# --------------------------------------------------------------------------
+# the rest of jax.scipy.special
+
+def _pick(name, k):
+    """Output ``k`` of the two-output scipy function ``name`` (fresnel,
+    sici): one row per output, so each batches and differentiates alone."""
+    def impl(xp, x):
+        return _out_dtype(xp, _special_fn(xp, name)(x)[k], x)
+    impl.__name__ = f"{name}_{k}"
+    return impl
+
+
+def _safe_div(num, x, at_zero):
+    """``num / x`` with the value ``at_zero`` where x == 0."""
+    zero = x == 0
+    return xnp.where(zero, at_zero, xnp.divide(num, xnp.where(zero, 1.0, x)))
+
+
+_row("dawsn", _scipy_unary("dawsn"), domain=(-3.0, 3.0),
+     deriv=lambda ans, x: 1.0 - xnp.multiply(2.0 * x, ans))
+_row("exp1", _scipy_unary("exp1"), domain=(0.2, 3.0),
+     deriv=lambda ans, x: -xnp.divide(xnp.exp(-x), x))
+_row("expi", _scipy_unary("expi"), domain=(0.2, 3.0),
+     deriv=lambda ans, x: xnp.divide(xnp.exp(x), x))
+# spence(x) = int_1^x log t / (1 - t) dt: derivative log x / (1 - x), -1 at 1.
+# NB: JAX's derivative is nan for x > 1; this is the closed form there too
+_row("spence", _scipy_unary("spence"), domain=(0.2, 3.0),
+     deriv=lambda ans, x: xnp.where(x == 1, -1.0, xnp.divide(xnp.log(x),
+                                                             1.0 - xnp.where(x == 1, 0.0, x))))
+_row("loggamma", _scipy_unary("loggamma"), domain=(0.5, 4.0),
+     deriv=lambda ans, x: _special.digamma(x))
+# piecewise constant: derivative 0
+_row("gammasgn", _scipy_unary("gammasgn"), domain=(0.5, 4.0),
+     deriv=lambda ans, x: xnp.zeros_like(x))
+_row("fresnel_s", _pick("fresnel", 0), domain=(-2.0, 2.0),
+     deriv=lambda ans, x: xnp.sin((0.5 * math.pi) * xnp.square(x)))
+_row("fresnel_c", _pick("fresnel", 1), domain=(-2.0, 2.0),
+     deriv=lambda ans, x: xnp.cos((0.5 * math.pi) * xnp.square(x)))
+_row("si", _pick("sici", 0), domain=(-3.0, 3.0),
+     deriv=lambda ans, x: _safe_div(xnp.sin(x), x, 1.0))
+_row("ci", _pick("sici", 1), domain=(0.2, 3.0),
+     deriv=lambda ans, x: xnp.divide(xnp.cos(x), x))
+
+
+def _expn_impl(xp, n, x):
+    return _out_dtype(xp, _special_fn(xp, "expn")(n, x), x)
+
+
+def _expn_dx(ans, n, x):
+    # E_n' = -E_{n-1}; E_0(x) = e^-x / x, so E_0' = -E_0 (1 + 1/x).
+    # NB: JAX gives nan for n = 0
+    return xnp.where(n == 0, -xnp.multiply(ans, 1.0 + xnp.reciprocal(x)),
+                     -_special.expn(xnp.where(n == 0, 1, n - 1), x))
+
+
+_row("expn", _expn_impl, broadcast=True, nargs=2, nondiff=(0,), domain=(0.2, 3.0),
+     deriv=(None, _expn_dx))
+
+
+def _jv_impl(xp, n, x):
+    return _out_dtype(xp, _special_fn(xp, "jv")(n, x), x)
+
+
+# J_n' = (J_{n-1} - J_{n+1}) / 2 (J_{-1} = -J_1); the order has no derivative
+_row("bessel_jv", _jv_impl, broadcast=True, nargs=2, nondiff=(0,), domain=(-3.0, 3.0),
+     deriv=(None, lambda ans, n, x: 0.5 * (_special._jv(n - 1, x) - _special._jv(n + 1, x))))
+
+_row("poch", _scipy_nary("poch"), broadcast=True, nargs=2, domain=(0.5, 3.0),
+     deriv=(lambda ans, z, m: xnp.multiply(ans, _special.digamma(z + m) - _special.digamma(z)),
+            lambda ans, z, m: xnp.multiply(ans, _special.digamma(z + m))))
+
+
+def _owens_dh(ans, h, a):
+    # -phi(h) erf(a h / sqrt 2) / 2
+    return -xnp.multiply(xnp.exp(-0.5 * xnp.square(h)) / (2.0 * _SQRT_2PI),
+                         _special.erf(xnp.multiply(a, h) / math.sqrt(2.0)))
+
+
+def _owens_da(ans, h, a):
+    # exp(-h^2 (1 + a^2) / 2) / (2 pi (1 + a^2))
+    s = 1.0 + xnp.square(a)
+    return xnp.exp(-0.5 * xnp.multiply(xnp.square(h), s)) / ((2.0 * math.pi) * s)
+
+
+_row("owens_t", _scipy_nary("owens_t"), broadcast=True, nargs=2, domain=(-2.0, 2.0),
+     deriv=(_owens_dh, _owens_da))
+
+# Hurwitz zeta: d/dq = -x zeta(x + 1, q); d/dx has its own row below
+_row("zeta", _scipy_nary("zeta"), broadcast=True, nargs=2, domain=(1.5, 4.0),
+     deriv=(lambda ans, x, q: _special._zeta_dx(x, q),
+            lambda ans, x, q: -xnp.multiply(x, _special.zeta(x + 1.0, q))))
+
+# confluent and Gauss hypergeometric functions: in x, the contiguous relations
+_row("hyp1f1", _scipy_nary("hyp1f1"), broadcast=True, nargs=3, domain=(0.5, 2.0),
+     deriv=(lambda ans, a, b, x: _special._hyp1f1_da(a, b, x),
+            lambda ans, a, b, x: _special._hyp1f1_db(a, b, x),
+            lambda ans, a, b, x: xnp.multiply(xnp.divide(a, b),
+                                              _special.hyp1f1(a + 1.0, b + 1.0, x))))
+_row("hyp2f1", _scipy_nary("hyp2f1"), broadcast=True, nargs=4, domain=(0.1, 0.6),
+     deriv=(_second_order("hyp2f1", "a", first=True), _second_order("hyp2f1", "b", first=True),
+            _second_order("hyp2f1", "c", first=True),
+            lambda ans, a, b, c, x: xnp.multiply(xnp.divide(xnp.multiply(a, b), c),
+                                                 _special.hyp2f1(a + 1.0, b + 1.0, c + 1.0, x))))
+
+
+def _wofz_impl(xp, z):
+    out = _special_fn(xp, "wofz")(z)
+    want = xp.complex64 if z.dtype in (xp.float32, xp.complex64) else xp.complex128
+    return out if out.dtype == want else xp.astype(out, want)
+
+
+# holomorphic: w'(z) = 2i/sqrt(pi) - 2 z w(z)
+_row("wofz", _wofz_impl, domain=(-2.0, 2.0),
+     deriv=lambda ans, z: (2j / _SQRT_PI) - xnp.multiply(2.0 * z, ans))
+
+
+# ----- derivatives in parameters: series, differentiated term by term -----
+_ZETA_N, _ZETA_J = 30, 12          # Euler-Maclaurin: terms summed, Bernoulli corrections
+
+
+def _zeta_dx_impl(xp, x, q):
+    """d zeta(x, q) / dx = -sum_k log(k+q) (k+q)^-x by Euler-Maclaurin: the
+    first N terms, the tail integral, and the Bernoulli corrections, with
+    the u-derivatives of u^-x log u = -d/dx u^-x in closed form:
+    d^m/du^m (u^-x log u) = u^(-x-m) (c_m log u - c_m'), c_m = prod_{i<m}(-x-i),
+    c_m' = c_m sum_{i<m} 1/(x+i). Accurate to about 1e-13 for 1 < x <= 30,
+    q > 0 (JAX uses a series of the same kind)."""
+    dt = _widest(xp, (x, q))
+    x, q = _to64(xp, x, q)
+    bad = ~((x > 1) & (q > 0))
+    x, q = xp.where(bad, 2.0, x), xp.where(bad, 1.0, q)
+    s = xp.zeros_like(x)
+    for k in range(_ZETA_N):
+        u = q + k
+        s = s - xp.log(u) * xp.exp(-x * xp.log(u))
+    u = q + _ZETA_N
+    lu = xp.log(u)
+    pw = xp.exp((1.0 - x) * lu)                       # u^(1-x)
+    s = s - pw * (lu / (x - 1.0) + 1.0 / xp.square(x - 1.0))
+    s = s - 0.5 * lu * pw / u
+    bern = _scipy_special("zeta").bernoulli(2 * _ZETA_J)
+    c, dc = xp.ones_like(x), xp.zeros_like(x)        # c_m, c_m' for m = 0
+    m = 0
+    fact = 1.0
+    for j in range(1, _ZETA_J + 1):
+        while m < 2 * j - 1:                          # c_{m+1} = c_m (-x - m)
+            dc = dc * (-x - m) - c
+            c = c * (-x - m)
+            m += 1
+        fact *= (2 * j - 1) * (2 * j)
+        # f = -u^-x log u, so f^(m) = -u^(-x-m) (c log u - c')
+        fm = -xp.exp((-x - m) * lu) * (c * lu - dc)
+        s = s - (float(bern[2 * j]) / fact) * fm
+    return _out_dtype(xp, xp.where(bad, math.nan, s), dt)
+
+
+_row("zeta_dx", _zeta_dx_impl, broadcast=True, nargs=2, domain=(1.5, 4.0),
+     deriv=(_second_order("zeta", "x"),
+            lambda ans, x, q: -_special.zeta(x + 1.0, q) - xnp.multiply(
+                x, _special._zeta_dx(x + 1.0, q))))
+
+
+def _hyp1f1_series_dab(xp, a, b, x):
+    """(dM/da, dM/db) of M(a, b, x) = sum_k t_k, t_k = (a)_k/(b)_k x^k/k!,
+    for x >= 0: d t_k/da = t_k sum_{j<k} 1/(a+j), d t_k/db = -t_k sum_{j<k}
+    1/(b+j)."""
+    t = xp.ones_like(x)
+    sa, sb = xp.zeros_like(x), xp.zeros_like(x)
+    da, db, m = xp.zeros_like(x), xp.zeros_like(x), xp.ones_like(x)
+    for k in range(1, _MAX_TERMS):
+        t = t * (a + (k - 1)) / (b + (k - 1)) * x / k
+        sa = sa + 1.0 / (a + (k - 1))
+        sb = sb + 1.0 / (b + (k - 1))
+        m = m + t
+        da = da + t * sa
+        db = db - t * sb
+        if k % 8 == 0 and _done(xp, (t, m), (t * sa, da), (t * sb, db)):
+            break
+    return da, db
+
+
+def _hyp1f1_dab(xp, a, b, x):
+    """(dM/da, dM/db); for x < 0 through Kummer's transformation
+    M(a, b, x) = e^x M(b - a, b, -x), so that the series has no
+    cancellation: dM/da = -e^x M_a(b-a, b, -x), dM/db = e^x (M_a + M_b)."""
+    dt = _widest(xp, (a, b, x))
+    a, b, x = _to64(xp, a, b, x)
+    neg = x < 0
+    a2 = xp.where(neg, b - a, a)
+    da, db = _hyp1f1_series_dab(xp, a2, b, xp.abs(x))
+    e = xp.exp(x)
+    ra = xp.where(neg, -e * da, da)
+    rb = xp.where(neg, e * (da + db), db)
+    return _out_dtype(xp, ra, dt), _out_dtype(xp, rb, dt)
+
+
+_row("hyp1f1_da", lambda xp, a, b, x: _hyp1f1_dab(xp, a, b, x)[0], broadcast=True, nargs=3,
+     domain=(0.5, 2.0), deriv=(_second_order("hyp1f1", "a"), _second_order("hyp1f1", "a and b"),
+                               lambda ans, a, b, x: xnp.multiply(xnp.divide(a, b), _special._hyp1f1_da(
+                                   a + 1.0, b + 1.0, x)) + xnp.divide(_special.hyp1f1(
+                                       a + 1.0, b + 1.0, x), b)))
+_row("hyp1f1_db", lambda xp, a, b, x: _hyp1f1_dab(xp, a, b, x)[1], broadcast=True, nargs=3,
+     domain=(0.5, 2.0), deriv=(_second_order("hyp1f1", "a and b"), _second_order("hyp1f1", "b"),
+                               lambda ans, a, b, x: xnp.multiply(xnp.divide(a, b), _special._hyp1f1_db(
+                                   a + 1.0, b + 1.0, x)) - xnp.divide(xnp.multiply(a, _special.hyp1f1(
+                                       a + 1.0, b + 1.0, x)), xnp.square(b))))
+
+
+# ----- spherical harmonics -----
+def _sph_impl(xp, n, m, theta, phi):
+    out = _special_fn(xp, "sph_harm_y")(n, m, theta, phi)
+    low = any(getattr(a, "dtype", None) == xp.float32 for a in (theta, phi)) and not any(
+        getattr(a, "dtype", None) == xp.float64 for a in (theta, phi))
+    want = xp.complex64 if low else xp.complex128
+    return out if out.dtype == want else xp.astype(out, want)
+
+
+def _sph_dtheta(ans, n, m, theta, phi):
+    # m cot(theta) Y_n^m + sqrt((n - m)(n + m + 1)) e^{-i phi} Y_n^{m+1}
+    # (0 for |m| > n, where Y is 0); the first term is 0 for m = 0
+    cot = xnp.divide(xnp.cos(theta), xnp.sin(theta))
+    first = xnp.where(m == 0, 0.0, xnp.multiply(xnp.multiply(m, cot), ans))
+    c = xnp.sqrt(xnp.astype(xnp.maximum((n - m) * (n + m + 1), 0), cot.dtype))
+    up = _special.sph_harm_y(n, m + 1, theta, phi)
+    return first + xnp.multiply(xnp.multiply(c, xnp.exp(-1j * phi)), up)
+
+
+_row("sph_harm_y", _sph_impl, broadcast=True, nargs=4, nondiff=(0, 1), domain=(0.3, 2.5),
+     deriv=(None, None, _sph_dtheta,
+            lambda ans, n, m, theta, phi: xnp.multiply(1j * m, ans)))
