@@ -19,6 +19,7 @@ dtype.
 """
 import math as _math
 import operator as _operator
+from fractions import Fraction as _Fraction
 
 from ..core import RULES as _RULES, bind as _bind
 from ..backends import (SCALAR_TYPES as _SCALAR_TYPES, backend_of as _backend_of,
@@ -418,12 +419,21 @@ def bessel_jn(z, *, v, n_iter=50):
 
 
 def bernoulli(n):
-    """The Bernoulli numbers ``B_0, ..., B_n`` (``B_1 = -1/2``), a float
-    array of length ``n + 1``; ``n`` is a non-negative Python int."""
+    """The Bernoulli numbers ``B_0, ..., B_n`` (``B_1 = -1/2``), a float64
+    array of length ``n + 1``; ``n`` is a non-negative Python int. Exact
+    rationals (Akiyama-Tanigawa) rounded once: JAX's are float32-accurate."""
     n = _operator.index(n)
     if n < 0:
         raise ValueError("bernoulli: n must be a non-negative integer.")
-    return _default_ns().asarray(_rules._scipy_special("bernoulli").bernoulli(n))
+    out, row = [], []
+    for m in range(n + 1):
+        row.append(_Fraction(1, m + 1))
+        for j in range(m, 0, -1):
+            row[j - 1] = j * (row[j - 1] - row[j])
+        out.append(row[0])          # B_m with B_1 = +1/2
+    if n >= 1:
+        out[1] = -out[1]
+    return _default_ns().asarray([float(b) for b in out], dtype=_default_ns().float64)
 
 
 def factorial(n, exact=False):
