@@ -374,13 +374,15 @@ def _f64(xp):
     return xp.float64
 
 
-_EPS = 2.0 ** -53
 _MAX_TERMS = 20000          # series / continued-fraction terms (enough for a, x <= 1e6)
 
 
+_TOL = 1e-14     # relative step that ends a sum: the convergents' rounding noise is a few eps
+
+
 def _done(xp, *pairs):
-    """Every ``|step| <= eps |value|`` (a host sync, done every few terms)."""
-    return all(bool(xp.all(xp.abs(s) <= 2.0 * _EPS * xp.abs(v))) for s, v in pairs)
+    """Every ``|step| <= tol |value|`` (a host sync, done every few terms)."""
+    return all(bool(xp.all(xp.abs(s) <= _TOL * xp.abs(v) + 1e-300)) for s, v in pairs)
 
 
 def _gammainc_da_series(xp, a, x, lgam1, psi1):
@@ -794,12 +796,16 @@ def _hyp1f1_dab(xp, a, b, x):
     cancellation: dM/da = -e^x M_a(b-a, b, -x), dM/db = e^x (M_a + M_b)."""
     dt = _widest(xp, (a, b, x))
     a, b, x = _to64(xp, a, b, x)
+    # poles (b a non-positive integer) and non-finite arguments: nan, and
+    # stand-ins for the sums, which would not converge there
+    bad = ~(xp.isfinite(a) & xp.isfinite(b) & xp.isfinite(x)) | ((b <= 0) & (b == xp.floor(b)))
+    a, b, x = xp.where(bad, 1.0, a), xp.where(bad, 1.0, b), xp.where(bad, 0.0, x)
     neg = x < 0
     a2 = xp.where(neg, b - a, a)
     da, db = _hyp1f1_series_dab(xp, a2, b, xp.abs(x))
     e = xp.exp(x)
-    ra = xp.where(neg, -e * da, da)
-    rb = xp.where(neg, e * (da + db), db)
+    ra = xp.where(bad, math.nan, xp.where(neg, -e * da, da))
+    rb = xp.where(bad, math.nan, xp.where(neg, e * (da + db), db))
     return _out_dtype(xp, ra, dt), _out_dtype(xp, rb, dt)
 
 
