@@ -1,0 +1,21 @@
+"""Negative binomial distribution (``jax.scipy.stats.nbinom``)."""
+from ... import numpy as _n
+from ...numpy import special as _sp
+from ._util import promote as _promote, inf as _inf, nan as _nan
+
+__all__ = ["logpmf", "pmf"]
+
+
+def logpmf(k, n, p, loc=0):
+    """Log pmf ``log Gamma(y + n) - log Gamma(n) - log y! + n log p + y log1p(-p)``,
+    ``y = k - loc`` (real ``n`` allowed, differentiable in ``n`` and ``p``); -inf for ``k < loc``."""
+    k, n, p, loc = _promote("nbinom.logpmf", k, n, p, loc)
+    y = k - loc
+    comb = _sp.gammaln(y + n) - _sp.gammaln(n) - _sp.gammaln(y + 1.0)
+    val = comb + _sp.xlogy(n, p) + _sp.xlog1py(y, -p)
+    return _n.where(k < loc, -_inf, val)
+
+
+def pmf(k, n, p, loc=0):
+    """Negative binomial pmf."""
+    return _n.exp(logpmf(k, n, p, loc))
