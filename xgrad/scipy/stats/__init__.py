@@ -9,7 +9,7 @@ batches under ``vmap``.
 >>> round(float(norm.logcdf(-40.0)), 4)
 -804.6084
 """
-from . import (bernoulli, cauchy, dirichlet, expon, geom, gumbel_l, gumbel_r, laplace, logistic,
+from . import (bernoulli, binom, cauchy, dirichlet, expon, geom, gumbel_l, gumbel_r, laplace, logistic,
                multinomial, multivariate_normal, nbinom, norm, pareto, poisson, t, truncnorm,
                uniform, wrapcauchy, chi2, gamma, gennorm)
 from ._core import mode, rankdata, sem

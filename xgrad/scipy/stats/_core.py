@@ -44,7 +44,7 @@ def _runs(s):
 
 def _iota(like):
     """0, 1, ..., n-1 along the last axis, on the backend of ``like``."""
-    return _n.cumsum(_n.ones_like(like[(0,) * (like.ndim - 1)], dtype=_n.int64), axis=0) - 1
+    return _n.cumsum(_n.ones_like(like[(0,) * (like.ndim - 1) + (Ellipsis,)], dtype=_n.int64), axis=0) - 1
 
 
 def mode(a, axis=0, nan_policy="propagate", keepdims=False):

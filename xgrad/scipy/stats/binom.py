@@ -10,11 +10,13 @@ def logpmf(k, n, p, loc=0):
     """Log pmf ``log C(n, y) + y log p + (n - y) log1p(-p)``, ``y = k - loc``,
     through ``gammaln`` (real ``n`` allowed); -inf outside ``[loc, loc + n]``."""
     k, n, p, loc = _promote("binom.logpmf", k, n, p, loc)
-    y = k - loc
-    comb = _sp.gammaln(n + 1.0) - _sp.gammaln(y + 1.0) - _sp.gammaln(n - y + 1.0)
-    lin = _sp.xlogy(y, p) + _sp.xlog1py(n - y, -p)
-    val = _n.where(((y == 0) & (n == 0)) | (lin == 0), 0.0, comb + lin)
-    return _n.where((k >= loc) & (k < loc + n + 1.0), val, -_inf)
+    # (written with xgrad functions: array_api_strict's operators reject traced operands)
+    y = _n.subtract(k, loc)
+    n_y = _n.subtract(n, y)
+    comb = _n.subtract(_sp.gammaln(n + 1.0), _n.add(_sp.gammaln(y + 1.0), _sp.gammaln(n_y + 1.0)))
+    lin = _n.add(_sp.xlogy(y, p), _sp.xlog1py(n_y, -p))
+    val = _n.where(_n.logical_or(_n.logical_and(y == 0, n == 0), lin == 0), 0.0, _n.add(comb, lin))
+    return _n.where(_n.logical_and(k >= loc, _n.less(k, _n.add(loc, n) + 1.0)), val, -_inf)
 
 
 def pmf(k, n, p, loc=0):

@@ -9,8 +9,8 @@ __all__ = ["logpmf", "pmf"]
 def logpmf(k, p, loc=0):
     """Log pmf ``(k - loc - 1) log1p(-p) + log(p)`` for ``k - loc >= 1``, -inf below."""
     k, p, loc = _promote("geom.logpmf", k, p, loc)
-    x = k - loc
-    return _n.where(x <= 0, -_inf, _sp.xlog1py(x - 1.0, -p) + _n.log(p))
+    x = _n.subtract(k, loc)
+    return _n.where(x <= 0, -_inf, _n.add(_sp.xlog1py(x - 1.0, -p), _n.log(p)))
 
 
 def pmf(k, p, loc=0):

@@ -16,7 +16,8 @@ def logpmf(x, n, p):
         raise ValueError(f"multinomial.logpmf: x and n must be of integer type; got "
                          f"x.dtype={x.dtype}, n.dtype={n.dtype}")
     xf, nf = _n.astype(x, p.dtype), _n.astype(n, p.dtype)
-    val = _sp.gammaln(nf + 1.0) + _n.sum(_sp.xlogy(xf, p) - _sp.gammaln(xf + 1.0), axis=-1)
+    val = _n.add(_sp.gammaln(nf + 1.0), _n.sum(_n.subtract(_sp.xlogy(xf, p), _sp.gammaln(xf + 1.0)),
+                                               axis=-1))
     return _n.where(_n.sum(xf) == nf, val, -_inf)
 
 

@@ -10,10 +10,11 @@ def logpmf(k, n, p, loc=0):
     """Log pmf ``log Gamma(y + n) - log Gamma(n) - log y! + n log p + y log1p(-p)``,
     ``y = k - loc`` (real ``n`` allowed, differentiable in ``n`` and ``p``); -inf for ``k < loc``."""
     k, n, p, loc = _promote("nbinom.logpmf", k, n, p, loc)
-    y = k - loc
-    comb = _sp.gammaln(y + n) - _sp.gammaln(n) - _sp.gammaln(y + 1.0)
-    val = comb + _sp.xlogy(n, p) + _sp.xlog1py(y, -p)
-    return _n.where(k < loc, -_inf, val)
+    # (written with xgrad functions: array_api_strict's operators reject traced operands)
+    y = _n.subtract(k, loc)
+    comb = _n.subtract(_sp.gammaln(_n.add(y, n)), _n.add(_sp.gammaln(n), _sp.gammaln(y + 1.0)))
+    val = _n.add(comb, _n.add(_sp.xlogy(n, p), _sp.xlog1py(y, -p)))
+    return _n.where(_n.less(k, loc), -_inf, val)
 
 
 def pmf(k, n, p, loc=0):

@@ -12,8 +12,8 @@ def logpmf(k, mu, loc=0):
     """Log pmf ``x log(mu) - log(x!) - mu``, ``x = k - loc``; -inf for ``x < 0``
     or non-integer ``k``. Differentiable in ``mu``."""
     k, mu, loc = _promote("poisson.logpmf", k, mu, loc)
-    x = k - loc
-    val = _sp.xlogy(x, mu) - _sp.gammaln(x + 1.0) - mu
+    x = _n.subtract(k, loc)
+    val = _n.subtract(_sp.xlogy(x, mu), _n.add(_sp.gammaln(x + 1.0), mu))
     return _n.where((x < 0) | (_n.round(k) != k), -_inf, val)
 
 
@@ -23,7 +23,7 @@ def pmf(k, mu, loc=0):
 
 
 def _entropy_sum(mu, kmax, upper):
-    k = _n.astype(_n.arange(kmax), mu.dtype)[:, None]
+    k = (_n.cumsum(_n.broadcast_to(_n.ones_like(mu[:1]), (kmax,))) - 1.0)[:, None]
     m = mu[None, :]
     p = _n.exp(_sp.xlogy(k, m) - _sp.gammaln(k + 1.0) - m)
     return _n.sum(_sp.entr(_n.where(k < upper[None, :], p, 0.0)), axis=0)
