@@ -18,16 +18,20 @@ dtype.
 0.9227843350984671
 """
 import math as _math
+import operator as _operator
 
 from ..core import RULES as _RULES, bind as _bind
 from ..backends import (SCALAR_TYPES as _SCALAR_TYPES, backend_of as _backend_of,
-                        dtype_in as _dtype_in, is_inexact as _is_inexact)
+                        default_namespace as _default_ns, dtype_in as _dtype_in,
+                        is_inexact as _is_inexact)
 from ..rules import special as _rules  # noqa: F401  (registers the rows)
 from .. import numpy as _xnp
 
-__all__ = ["erf", "erfc", "erfinv", "ndtr", "ndtri", "log_ndtr", "gammaln", "digamma",
-           "polygamma", "gamma", "i0", "i1", "expit", "logit", "log_expit", "softplus", "xlogy",
-           "xlog1py", "entr", "rel_entr", "kl_div", "logsumexp", "softmax", "log_softmax"]
+__all__ = ["erf", "erfc", "erfcx", "erfinv", "ndtr", "ndtri", "log_ndtr", "gammaln", "digamma",
+           "polygamma", "gamma", "multigammaln", "betaln", "beta", "gammainc", "gammaincc",
+           "betainc", "i0", "i0e", "i1", "i1e", "expit", "logit", "log_expit", "softplus",
+           "xlogy", "xlog1py", "entr", "rel_entr", "kl_div", "logsumexp", "softmax",
+           "log_softmax"]
 
 
 def _float(x):
@@ -57,6 +61,17 @@ def _float2(x, y):
     return x, y
 
 
+def _floats(*args):
+    """``_float2`` for any number of arguments: the Python scalars become
+    0-d arrays like the first array among them."""
+    args = [_float(a) for a in args]
+    arr = next((a for a in args if type(a) not in _SCALAR_TYPES), None)
+    if arr is None:
+        xp = _backend_of(args[0])
+        return [xp.asarray(a) for a in args]
+    return [_like(a, arr) if type(a) in _SCALAR_TYPES else a for a in args]
+
+
 def _like(s, a):
     return _backend_of(a).asarray(s, dtype=a.dtype, device=_xnp._device_of(a))
 
@@ -64,7 +79,7 @@ def _like(s, a):
 def _unary(name, doc):
     p = _RULES[name]
 
-    def f(x, /):
+    def f(x):
         return _bind(p, _float(x))
     f.__name__ = f.__qualname__ = name
     f.__doc__ = doc
@@ -74,7 +89,7 @@ def _unary(name, doc):
 def _binary(name, doc):
     p = _RULES[name]
 
-    def f(x, y, /):
+    def f(x, y):
         return _bind(p, *_float2(x, y))
     f.__name__ = f.__qualname__ = name
     f.__doc__ = doc
@@ -84,11 +99,34 @@ def _binary(name, doc):
 # ----- error function and normal distribution -----
 erf = _unary("erf", "Error function; ``erf'(x) = 2/sqrt(pi) exp(-x^2)``.")
 erfc = _unary("erfc", "Complementary error function ``1 - erf(x)``.")
+erfcx = _unary("erfcx", "Scaled complementary error function ``exp(x^2) erfc(x)``, "
+                        "finite for large x; derivative ``2 x erfcx(x) - 2/sqrt(pi)``.")
 erfinv = _unary("erfinv", "Inverse of ``erf``; ``erfinv'(x) = sqrt(pi)/2 exp(erfinv(x)^2)``.")
 ndtr = _unary("ndtr", "Standard normal CDF.")
-ndtri = _unary("ndtri", "Inverse of ``ndtr``; ``ndtri'(p) = sqrt(2 pi) exp(ndtri(p)^2 / 2)``.")
-log_ndtr = _unary("log_ndtr", "``log(ndtr(x))``, accurate for very negative x, with a "
-                              "derivative that stays accurate there (about ``-x``).")
+_ndtri_p, _log_ndtr_p = _RULES["ndtri"], _RULES["log_ndtr"]
+
+
+def ndtri(p):
+    """Inverse of ``ndtr``; ``ndtri'(p) = sqrt(2 pi) exp(ndtri(p)^2 / 2)``."""
+    return _bind(_ndtri_p, _float(p))
+
+
+def log_ndtr(x, series_order=3):
+    """``log(ndtr(x))``, accurate for very negative x, with a derivative that
+    stays accurate there (about ``-x``).
+
+    NB: ``series_order`` (a Python int in [0, 30], checked as JAX does)
+    sets the length of JAX's asymptotic series for x < -20; here the value
+    comes from scipy's ``log_ndtr``, accurate at every x, and the argument
+    changes nothing."""
+    if not isinstance(series_order, int):
+        raise TypeError("log_ndtr: series_order must be a Python integer.")
+    if series_order < 0:
+        raise ValueError("log_ndtr: series_order must be non-negative.")
+    if series_order > 30:
+        raise ValueError("log_ndtr: series_order must be <= 30.")
+    return _bind(_log_ndtr_p, _float(x))
+
 
 # ----- gamma family -----
 gammaln = _unary("gammaln", "``log|Gamma(x)|``; derivative ``digamma``.")
@@ -97,16 +135,110 @@ gamma = _unary("gamma", "Gamma function; derivative ``gamma(x) digamma(x)``.")
 _polygamma_p = _RULES["polygamma"]
 
 
-def polygamma(n, x, /):
+def polygamma(n, x):
     """``n``-th derivative of ``digamma``; differentiable in ``x`` only
     (``n`` is a non-negative integer or an integer array)."""
     return _bind(_polygamma_p, n, _float(x))
+
+
+
+
+def multigammaln(a, d):
+    """Log of the multivariate gamma function,
+    ``d (d - 1) / 4 log(pi) + sum_{j<d} gammaln(a - j / 2)``; ``d`` is a
+    Python integer (the dimension), differentiable in ``a``."""
+    try:
+        d = _operator.index(d)
+    except TypeError:
+        raise TypeError(f"multigammaln: d must be an integer (the dimension), got "
+                        f"{type(d).__name__}") from None
+    a = _float(a)
+    if type(a) in _SCALAR_TYPES:
+        a = _default_ns().asarray(a)
+    const = 0.25 * d * (d - 1) * _math.log(_math.pi)
+    if d < 1:
+        return _xnp.add(_xnp.zeros_like(a), const)
+    res = _bind(_gammaln_p, a)
+    for j in range(1, d):
+        res = _xnp.add(res, _bind(_gammaln_p, _xnp.subtract(a, 0.5 * j)))
+    return _xnp.add(res, const)
+
+
+_gammaln_p = _RULES["gammaln"]
+_betaln_p, _beta_p = _RULES["betaln"], _RULES["beta"]
+
+
+def betaln(a, b):
+    """``log|B(a, b)|``, accurate for large arguments; derivatives
+    ``digamma(a) - digamma(a + b)`` and ``digamma(b) - digamma(a + b)``."""
+    return _bind(_betaln_p, *_float2(a, b))
+
+
+def beta(a, b):
+    """Beta function ``Gamma(a) Gamma(b) / Gamma(a + b)``."""
+    return _bind(_beta_p, *_float2(a, b))
+
+
+# ----- regularized incomplete gamma and beta functions -----
+_gammainc_p, _gammaincc_p = _RULES["gammainc"], _RULES["gammaincc"]
+_gammainc_da_p = _RULES["gammainc_da"]
+_betainc_p, _betainc_da_p, _betainc_db_p = (_RULES["betainc"], _RULES["betainc_da"],
+                                            _RULES["betainc_db"])
+
+
+def gammainc(a, x):
+    """Regularized lower incomplete gamma function
+    ``P(a, x) = int_0^x t^(a-1) e^-t dt / Gamma(a)``.
+
+    Derivatives of any order in ``x`` (the gamma density and its
+    derivatives); in ``a``, the first derivative (as JAX), from the series
+    of P for x < a + 1 and the continued fraction of Q = 1 - P above,
+    differentiated term by term in double precision: relative accuracy about
+    1e-12 for a, x up to 1e4 (cost: about sqrt(max(a, x)) terms). A second
+    derivative in ``a`` raises NotImplementedError (JAX raises too).
+    """
+    return _bind(_gammainc_p, *_float2(a, x))
+
+
+def gammaincc(a, x):
+    """Regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``,
+    accurate where Q is tiny; derivatives as ``gammainc`` (negated)."""
+    return _bind(_gammaincc_p, *_float2(a, x))
+
+
+def _gammainc_da(a, x):
+    """``d gammainc(a, x) / da`` (JAX's ``igamma_grad_a``)."""
+    return _bind(_gammainc_da_p, a, x)
+
+
+def betainc(a, b, x):
+    """Regularized incomplete beta function
+    ``I_x(a, b) = int_0^x t^(a-1) (1-t)^(b-1) dt / B(a, b)``.
+
+    Derivatives of any order in ``x`` (the beta density and its
+    derivatives) and, beyond JAX (which raises), of first order in ``a``
+    and ``b``: the continued fraction of I differentiated term by term
+    (Boik and Robison-Cox, 1998), in double precision, relative accuracy
+    about 1e-10 for a, b up to 1e3. A second derivative in ``a`` or ``b``
+    raises NotImplementedError.
+    """
+    return _bind(_betainc_p, *_floats(a, b, x))
+
+
+def _betainc_da(a, b, x):
+    return _bind(_betainc_da_p, a, b, x)
+
+
+def _betainc_db(a, b, x):
+    return _bind(_betainc_db_p, a, b, x)
 
 
 # ----- modified Bessel functions of the first kind -----
 i0 = _unary("i0", "Modified Bessel function of the first kind, order 0; derivative ``i1``.")
 i1 = _unary("i1", "Modified Bessel function of the first kind, order 1; derivative "
                   "``i0(x) - i1(x) / x`` (1/2 at 0).")
+i0e = _unary("i0e", "Exponentially scaled ``i0``: ``exp(-|x|) i0(x)``.")
+i1e = _unary("i1e", "Exponentially scaled ``i1``: ``exp(-|x|) i1(x)``.")
 
 
 # ----- logistic -----
@@ -114,12 +246,12 @@ expit = _unary("expit", "Logistic sigmoid ``1 / (1 + exp(-x))``, without overflo
 logit = _unary("logit", "``log(p / (1 - p))``, the inverse of ``expit``.")
 
 
-def log_expit(x, /):
+def log_expit(x):
     """``log(expit(x)) = -softplus(-x)``, finite for large negative x."""
     return -softplus(-_float(x))
 
 
-def softplus(x, /):
+def softplus(x):
     """``log(1 + exp(x))`` (``jax.nn.softplus``); its derivative is
     ``expit(x)``, without overflow for large x."""
     return _xnp.logaddexp(_float(x), 0.0)
@@ -131,14 +263,19 @@ xlogy = _binary("xlogy", "``x * log(y)``, 0 where ``x == 0`` (also for y = 0). "
 xlog1py = _binary("xlog1py", "``x * log1p(y)``, 0 where ``x == 0``.")
 entr = _unary("entr", "``-x log x`` for x > 0, 0 at 0, -inf for x < 0; derivative "
                       "``-(log x + 1)`` (+inf at 0, 0 for x < 0).")
-rel_entr = _binary("rel_entr", "``x log(x / y)`` for x, y > 0; 0 at x = 0, y >= 0; inf "
-                               "elsewhere. The derivative is 0 outside x, y > 0 (JAX).")
+_rel_entr_p = _RULES["rel_entr"]
 
 
-def kl_div(x, y, /):
-    """``x log(x / y) - x + y`` for x, y > 0; ``y`` at x = 0, y >= 0; inf elsewhere."""
-    x, y = _float2(x, y)
-    return rel_entr(x, y) - x + y
+def rel_entr(p, q):
+    """``p log(p / q)`` for p, q > 0; 0 at p = 0, q >= 0; inf elsewhere. The
+    derivative is 0 outside p, q > 0 (JAX)."""
+    return _bind(_rel_entr_p, *_float2(p, q))
+
+
+def kl_div(p, q):
+    """``p log(p / q) - p + q`` for p, q > 0; ``q`` at p = 0, q >= 0; inf elsewhere."""
+    p, q = _float2(p, q)
+    return rel_entr(p, q) - p + q
 
 
 # ----- log-sum-exp and softmax -----

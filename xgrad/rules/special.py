@@ -339,3 +339,265 @@ def _log_softmax_vjp(ans, x, *, axis):
 
 defprim("log_softmax", _log_softmax_impl, family="special", jvp=_log_softmax_jvp,
         vjp=_log_softmax_vjp, domain=(-3.0, 3.0), batch=_batching.axes_shift)
+
+
+# --------------------------------------------------------------------------
+# incomplete gamma and beta functions: values from scipy; the derivative in x
+# in closed form (the density), the derivative in the shape parameters from
+# a series or continued fraction differentiated term by term (below)
+
+def _scipy_nary(name):
+    def impl(xp, *args):
+        return _out_dtype(xp, _special_fn(xp, name)(*args), _widest(xp, args))
+    impl.__name__ = name
+    return impl
+
+
+def _widest(xp, args):
+    """The argument whose dtype the result takes (the widest float)."""
+    best = args[0]
+    for a in args[1:]:
+        if xp.result_type(best.dtype, a.dtype) != best.dtype:
+            best = a
+    return best
+
+
+def _to64(xp, *args):
+    """The arguments broadcast together, in float64 (the algorithms below
+    run in double precision whatever the input)."""
+    args = xp.broadcast_arrays(*args)
+    f64 = _f64(xp)
+    return [a if a.dtype == f64 else xp.astype(a, f64) for a in args]
+
+
+def _f64(xp):
+    return xp.float64
+
+
+_EPS = 2.0 ** -53
+_MAX_TERMS = 20000          # series / continued-fraction terms (enough for a, x <= 1e6)
+
+
+def _done(xp, *pairs):
+    """Every ``|step| <= eps |value|`` (a host sync, done every few terms)."""
+    return all(bool(xp.all(xp.abs(s) <= 2.0 * _EPS * xp.abs(v))) for s, v in pairs)
+
+
+def _gammainc_da_series(xp, a, x, lgam1, psi1):
+    """dP(a, x)/da for x < a + 1 from P = sum_n x^(a+n) e^-x / Gamma(a+n+1):
+    term n has the a-derivative t_n (log x - digamma(a+n+1)) and
+    digamma(a+n+1) = digamma(a+1) + s_n, s_n = sum_{k<=n} 1/(a+k), so
+    dP/da = (log x - digamma(a+1)) P - sum t_n s_n (every term positive)."""
+    logx = xp.log(x)
+    t = xp.exp(a * logx - x - lgam1)
+    p, s, d = t, xp.zeros_like(t), xp.zeros_like(t)
+    for n in range(1, _MAX_TERMS):
+        t = t * x / (a + n)
+        s = s + 1.0 / (a + n)
+        p = p + t
+        d = d + t * s
+        if n % 8 == 0 and _done(xp, (t, p), (t * s, d)):
+            break
+    return (logx - psi1) * p - d
+
+
+def _cf(xp, b0, terms, nder):
+    """The continued fraction K = b_0 + a_1/(b_1 + a_2/(b_2 + ...)) and its
+    derivatives in ``nder`` parameters, by the three-term recurrence of
+    the convergents A_n/B_n differentiated term by term (the recurrence is
+    linear in (A, dA), so rescaling both by B_n keeps it exact).
+
+    ``b0``: (b_0, [db_0/dp]); ``terms(n)``: (a_n, [da_n/dp], b_n, [db_n/dp])."""
+    one = xp.ones_like(b0[0])
+    zero = xp.zeros_like(one)
+    A1, A0 = one, b0[0]                       # A_{n-2}, A_{n-1}
+    B1, B0 = zero, one
+    dA1, dA0 = [zero] * nder, list(b0[1])
+    dB1, dB0 = [zero] * nder, [zero] * nder
+    K, dK = A0, list(dA0)
+    for n in range(1, _MAX_TERMS):
+        an, dan, bn, dbn = terms(n)
+        A = bn * A0 + an * A1
+        B = bn * B0 + an * B1
+        dA = [dbn[i] * A0 + bn * dA0[i] + dan[i] * A1 + an * dA1[i] for i in range(nder)]
+        dB = [dbn[i] * B0 + bn * dB0[i] + dan[i] * B1 + an * dB1[i] for i in range(nder)]
+        r = xp.where(B == 0, 1.0, 1.0 / xp.where(B == 0, 1.0, B))
+        A1, A0, B1, B0 = A0 * r, A * r, B0 * r, B * r
+        dA1, dA0 = [d * r for d in dA0], [d * r for d in dA]
+        dB1, dB0 = [d * r for d in dB0], [d * r for d in dB]
+        Kn = A0 / B0
+        dKn = [(dA0[i] - Kn * dB0[i]) / B0 for i in range(nder)]
+        steps = [(Kn - K, Kn)] + [(dKn[i] - dK[i], dKn[i]) for i in range(nder)]
+        K, dK = Kn, dKn
+        if n % 4 == 0 and _done(xp, *steps):
+            break
+    return K, dK
+
+
+def _gammaincc_da_cf(xp, a, x, lgam, psi):
+    """dQ(a, x)/da for x >= a + 1 from Q = x^a e^-x / Gamma(a) / K with
+    K = (x+1-a) - 1(1-a)/((x+3-a) - 2(2-a)/((x+5-a) - ...)):
+    dQ/da = Q (log x - digamma(a) - (dK/da) / K)."""
+    def terms(n):
+        return -n * (n - a), [n + 0.0 * a], x + (2 * n + 1) - a, [-1.0 + 0.0 * a]
+    K, (dK,) = _cf(xp, (x + 1.0 - a, [-1.0 + 0.0 * a]), terms, 1)
+    q = xp.exp(a * xp.log(x) - x - lgam) / K
+    return q * (xp.log(x) - psi - dK / K)
+
+
+def _gammainc_da_impl(xp, a, x):
+    """dP(a, x)/da (JAX's ``igamma_grad_a``): the series below x = a + 1,
+    the continued fraction of Q = 1 - P above; 0 at x = 0 and x = inf, nan
+    for a <= 0, x < 0 or nan. Relative accuracy about 1e-13 (tested against
+    Richardson-extrapolated central differences of scipy's gammainc) for
+    a, x up to 1e4; the cost grows like sqrt(max(a, x)) terms."""
+    dt = _widest(xp, (a, x))
+    a, x = _to64(xp, a, x)
+    bad = ~((a > 0) & (x >= 0))
+    edge = (x == 0) | (x == math.inf)
+    use = ~(bad | edge)
+    sa, sx = xp.where(use, a, 1.0), xp.where(use, x, 1.0)
+    low = sx < sa + 1.0
+    # each branch on safe stand-ins where the other one is used
+    la, lx = xp.where(low, sa, 1.0), xp.where(low, sx, 0.5)
+    ha, hx = xp.where(low, 1.0, sa), xp.where(low, 3.0, sx)
+    gl, dg = _special_fn(xp, "gammaln"), _special_fn(xp, "digamma")
+    dlow = _gammainc_da_series(xp, la, lx, gl(la + 1.0), dg(la + 1.0))
+    dhigh = -_gammaincc_da_cf(xp, ha, hx, gl(ha), dg(ha))
+    out = xp.where(low, dlow, dhigh)
+    out = xp.where(bad, math.nan, xp.where(edge, 0.0, out))
+    return _out_dtype(xp, out, dt)
+
+
+def _betainc_grad(xp, a, b, x):
+    """(dI/da, dI/db) of the regularized incomplete beta function I_x(a, b),
+    by the continued fraction I = x^a (1-x)^b / (a B(a, b)) / K,
+    K = 1 + d_1/(1 + d_2/(1 + ...)) with
+    d_{2m+1} = -(a+m)(a+b+m) x / ((a+2m)(a+2m+1)),
+    d_{2m} = m(b-m) x / ((a+2m-1)(a+2m)),
+    differentiated term by term (Boik and Robison-Cox, 1998), used where
+    x < (a+1)/(a+b+2) and through I_x(a, b) = 1 - I_{1-x}(b, a) elsewhere."""
+    dt = _widest(xp, (a, b, x))
+    a, b, x = _to64(xp, a, b, x)
+    bad = ~((a > 0) & (b > 0) & (x >= 0) & (x <= 1))
+    edge = (x == 0) | (x == 1)
+    use = ~(bad | edge)
+    a, b, x = xp.where(use, a, 1.0), xp.where(use, b, 1.0), xp.where(use, x, 0.5)
+    swap = x >= (a + 1.0) / (a + b + 2.0)
+    p, q = xp.where(swap, b, a), xp.where(swap, a, b)
+    y = xp.where(swap, 1.0 - x, x)
+    logy = xp.log(y)
+    log1my = xp.where(swap, xp.log(x), xp.log1p(-y))
+    zero = xp.zeros_like(p)
+
+    def terms(n):
+        m = n // 2
+        if n % 2:                                # odd: n = 2m + 1
+            d = -(p + m) * (p + q + m) * y / ((p + 2 * m) * (p + 2 * m + 1))
+            dp = d * (1.0 / (p + m) + 1.0 / (p + q + m) - 1.0 / (p + 2 * m)
+                      - 1.0 / (p + 2 * m + 1))
+            dq = d / (p + q + m)
+        else:                                    # even: n = 2m
+            den = (p + 2 * m - 1) * (p + 2 * m)
+            d = m * (q - m) * y / den
+            dp = -d * (1.0 / (p + 2 * m - 1) + 1.0 / (p + 2 * m))
+            dq = m * y / den
+        return d, [dp, dq], 1.0 + zero, [zero, zero]
+    K, (dKp, dKq) = _cf(xp, (1.0 + zero, [zero, zero]), terms, 2)
+    gl, dg = _special_fn(xp, "betaln"), _special_fn(xp, "digamma")
+    j = xp.exp(p * logy + q * log1my - xp.log(p) - gl(p, q)) / K
+    psum = dg(p + q)
+    djp = j * (logy - 1.0 / p - dg(p) + psum - dKp / K)
+    djq = j * (log1my - dg(q) + psum - dKq / K)
+    da = xp.where(swap, -djq, djp)
+    db = xp.where(swap, -djp, djq)
+    outs = []
+    for d in (da, db):
+        d = xp.where(bad, math.nan, xp.where(edge, 0.0, d))
+        outs.append(_out_dtype(xp, d, dt))
+    return outs
+
+
+def _second_order(name, arg):
+    """The rule of a derivative xgrad does not have: it raises (a zero
+    would be a silently wrong number)."""
+    def rule(ans, *args):
+        raise NotImplementedError(
+            f"xgrad.scipy.special.{name}: derivatives of second order in {arg} are not "
+            f"implemented (the first derivative in {arg}, and derivatives of any order in "
+            f"x, are); differentiate in {arg} once, or use finite differences of the gradient")
+    return rule
+
+
+def _gamma_pdf(a, x):
+    """x^(a-1) e^-x / Gamma(a), the derivative of gammainc in x."""
+    return xnp.exp(_special.xlogy(a - 1.0, x) - x - _special.gammaln(a))
+
+
+def _beta_pdf(a, b, x):
+    """x^(a-1) (1-x)^(b-1) / B(a, b), the derivative of betainc in x."""
+    return xnp.exp(_special.xlogy(a - 1.0, x) + _special.xlog1py(b - 1.0, -x)
+                   - _special.betaln(a, b))
+
+
+# ----- gamma and beta functions of two arguments -----
+_row("betaln", _scipy_nary("betaln"), broadcast=True, nargs=2, domain=(0.5, 4.0),
+     deriv=(lambda ans, a, b: _special.digamma(a) - _special.digamma(a + b),
+            lambda ans, a, b: _special.digamma(b) - _special.digamma(a + b)))
+_row("beta", _scipy_nary("beta"), broadcast=True, nargs=2, domain=(0.5, 4.0),
+     deriv=(lambda ans, a, b: xnp.multiply(ans, _special.digamma(a) - _special.digamma(a + b)),
+            lambda ans, a, b: xnp.multiply(ans, _special.digamma(b) - _special.digamma(a + b))))
+
+# ----- regularized incomplete gamma functions -----
+# dP/da: its own row (first order in a; any order in x)
+_row("gammainc_da", _gammainc_da_impl, broadcast=True, nargs=2, domain=(0.5, 4.0),
+     deriv=(_second_order("gammainc", "a"),
+            lambda ans, a, x: xnp.multiply(_gamma_pdf(a, x),
+                                           xnp.log(x) - _special.digamma(a))))
+_row("gammainc", _scipy_nary("gammainc"), broadcast=True, nargs=2, domain=(0.5, 4.0),
+     deriv=(lambda ans, a, x: _special._gammainc_da(a, x),
+            lambda ans, a, x: _gamma_pdf(a, x)))
+_row("gammaincc", _scipy_nary("gammaincc"), broadcast=True, nargs=2, domain=(0.5, 4.0),
+     deriv=(lambda ans, a, x: -_special._gammainc_da(a, x),
+            lambda ans, a, x: -_gamma_pdf(a, x)))
+
+
+# ----- regularized incomplete beta function -----
+def _betainc_da_impl(xp, a, b, x):
+    return _betainc_grad(xp, a, b, x)[0]
+
+
+def _betainc_db_impl(xp, a, b, x):
+    return _betainc_grad(xp, a, b, x)[1]
+
+
+_row("betainc_da", _betainc_da_impl, broadcast=True, nargs=3, domain=(0.5, 4.0),
+     deriv=(_second_order("betainc", "a"), _second_order("betainc", "a and b"),
+            lambda ans, a, b, x: xnp.multiply(
+                _beta_pdf(a, b, x), xnp.log(x) - _special.digamma(a) + _special.digamma(a + b))))
+_row("betainc_db", _betainc_db_impl, broadcast=True, nargs=3, domain=(0.5, 4.0),
+     deriv=(_second_order("betainc", "a and b"), _second_order("betainc", "b"),
+            lambda ans, a, b, x: xnp.multiply(
+                _beta_pdf(a, b, x),
+                xnp.log1p(-x) - _special.digamma(b) + _special.digamma(a + b))))
+_row("betainc", _scipy_nary("betainc"), broadcast=True, nargs=3, domain=(0.5, 4.0),
+     deriv=(lambda ans, a, b, x: _special._betainc_da(a, b, x),
+            lambda ans, a, b, x: _special._betainc_db(a, b, x),
+            lambda ans, a, b, x: _beta_pdf(a, b, x)))
+
+
+# ----- more functions of one variable -----
+_row("erfcx", _scipy_unary("erfcx"), domain=(-2.0, 3.0),
+     deriv=lambda ans, x: xnp.multiply(2.0 * x, ans) - 2.0 / _SQRT_PI)
+_row("i0e", _scipy_unary("i0e"), domain=(-3.0, 3.0),
+     deriv=lambda ans, x: _special.i1e(x) - xnp.multiply(xnp.sign(x), ans))
+
+
+def _i1e_d(ans, x):
+    # i1e' = i0e - i1e (sign(x) + 1/x), whose limit at 0 is 1/2
+    zero = x == 0
+    return xnp.where(zero, 0.5, _special.i0e(x) - xnp.multiply(
+        ans, xnp.sign(x) + xnp.reciprocal(xnp.where(zero, 1.0, x))))
+
+
+_row("i1e", _scipy_unary("i1e"), domain=(-3.0, 3.0), deriv=_i1e_d)
