@@ -11,7 +11,7 @@ batches under ``vmap``.
 """
 from . import (bernoulli, binom, cauchy, dirichlet, expon, geom, gumbel_l, gumbel_r, laplace, logistic,
                multinomial, multivariate_normal, nbinom, norm, pareto, poisson, t, truncnorm,
-               uniform, wrapcauchy, chi2, gamma, gennorm)
+               uniform, wrapcauchy, chi2, gamma, gennorm, beta, betabinom, vonmises)
 from ._core import mode, rankdata, sem
 
 __all__ = ["mode", "rankdata", "sem"]

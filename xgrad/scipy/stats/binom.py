@@ -1,7 +1,7 @@
 """Binomial distribution (``jax.scipy.stats.binom``)."""
 from ... import numpy as _n
 from ...numpy import special as _sp
-from ._util import promote as _promote, inf as _inf, nan as _nan
+from ._util import pf as _pf, promote as _promote, inf as _inf, nan as _nan
 
 __all__ = ["logpmf", "pmf"]
 
@@ -13,7 +13,7 @@ def logpmf(k, n, p, loc=0):
     # (written with xgrad functions: array_api_strict's operators reject traced operands)
     y = _n.subtract(k, loc)
     n_y = _n.subtract(n, y)
-    comb = _n.subtract(_sp.gammaln(n + 1.0), _n.add(_sp.gammaln(y + 1.0), _sp.gammaln(n_y + 1.0)))
+    comb = _n.subtract(_pf(_sp.gammaln, n + 1.0), _n.add(_sp.gammaln(y + 1.0), _sp.gammaln(n_y + 1.0)))
     lin = _n.add(_sp.xlogy(y, p), _sp.xlog1py(n_y, -p))
     val = _n.where(_n.logical_or(_n.logical_and(y == 0, n == 0), lin == 0), 0.0, _n.add(comb, lin))
     return _n.where(_n.logical_and(k >= loc, _n.less(k, _n.add(loc, n) + 1.0)), val, -_inf)

@@ -3,7 +3,7 @@ import math as _math
 
 from ... import numpy as _n
 from ...numpy import special as _sp
-from ._util import promote as _promote, inf as _inf, nan as _nan
+from ._util import pf as _pf, promote as _promote, inf as _inf, nan as _nan
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
 
@@ -12,7 +12,7 @@ def logpdf(x, loc=0, scale=1):
     """Log of the Cauchy density ``1 / (pi scale (1 + z^2))``, ``z = (x - loc) / scale``."""
     x, loc, scale = _promote("cauchy.logpdf", x, loc, scale)
     z = (x - loc) / scale
-    return -(_n.log(_math.pi * scale) + _n.log1p(z * z))
+    return -(_pf(_n.log, _math.pi * scale) + _n.log1p(z * z))
 
 
 def pdf(x, loc=0, scale=1):

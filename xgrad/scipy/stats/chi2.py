@@ -3,9 +3,9 @@ import math as _math
 
 from ... import numpy as _n
 from ...numpy import special as _sp
-from ._util import promote as _promote, inf as _inf, nan as _nan
+from ._util import pf as _pf, promote as _promote, inf as _inf, nan as _nan
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 
 def logpdf(x, df, loc=0, scale=1):
@@ -19,10 +19,37 @@ def logpdf(x, df, loc=0, scale=1):
     below = x < loc
     y = _n.where(below, 1.0, (x - loc) / scale)
     h = 0.5 * df
-    val = _sp.xlogy(h - 1.0, y) - 0.5 * y - _sp.gammaln(h) - h * _math.log(2.0) - _n.log(scale)
+    val = _sp.xlogy(h - 1.0, y) - 0.5 * y - _pf(_sp.gammaln, h) - h * _math.log(2.0) - _pf(_n.log, scale)
     return _n.where(below, -_inf, val)
 
 
 def pdf(x, df, loc=0, scale=1):
     """Chi-squared density."""
     return _n.exp(logpdf(x, df, loc, scale))
+
+
+def _y(name, x, df, loc, scale):
+    x, df, loc, scale = _promote(name, x, df, loc, scale)
+    return _n.maximum((x - loc) / (2.0 * scale), 0.0), 0.5 * df
+
+
+def cdf(x, df, loc=0, scale=1):
+    """CDF ``gammainc(df / 2, y / 2)`` (0 below ``loc``); first-order derivative in ``df``."""
+    y, h = _y("chi2.cdf", x, df, loc, scale)
+    return _sp.gammainc(h, y)
+
+
+def logcdf(x, df, loc=0, scale=1):
+    """Log CDF."""
+    return _n.log(cdf(x, df, loc, scale))
+
+
+def sf(x, df, loc=0, scale=1):
+    """Survival function ``gammaincc(df / 2, y / 2)``."""
+    y, h = _y("chi2.sf", x, df, loc, scale)
+    return _sp.gammaincc(h, y)
+
+
+def logsf(x, df, loc=0, scale=1):
+    """Log survival function."""
+    return _n.log(sf(x, df, loc, scale))

@@ -1,7 +1,7 @@
 """Exponential distribution (``jax.scipy.stats.expon``)."""
 from ... import numpy as _n
 from ...numpy import special as _sp
-from ._util import promote as _promote, inf as _inf, nan as _nan
+from ._util import pf as _pf, promote as _promote, inf as _inf, nan as _nan
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
@@ -9,7 +9,7 @@ __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 def logpdf(x, loc=0, scale=1):
     """Log density ``-(x - loc) / scale - log(scale)`` for ``x >= loc``, -inf below."""
     x, loc, scale = _promote("expon.logpdf", x, loc, scale)
-    return _n.where(x < loc, -_inf, -(x - loc) / scale - _n.log(scale))
+    return _n.where(x < loc, -_inf, -(x - loc) / scale - _pf(_n.log, scale))
 
 
 def pdf(x, loc=0, scale=1):

@@ -3,7 +3,7 @@ import math as _math
 
 from ... import numpy as _n
 from ...numpy import special as _sp
-from ._util import promote as _promote, inf as _inf, nan as _nan
+from ._util import pf as _pf, promote as _promote, inf as _inf, nan as _nan
 
 __all__ = ["logpdf", "pdf", "cdf"]
 
@@ -11,7 +11,7 @@ __all__ = ["logpdf", "pdf", "cdf"]
 def logpdf(x, loc=0, scale=1):
     """Log density ``-|x - loc| / scale - log(2 scale)``."""
     x, loc, scale = _promote("laplace.logpdf", x, loc, scale)
-    return -_n.abs(x - loc) / scale - _n.log(scale) - _math.log(2.0)
+    return -_n.abs(x - loc) / scale - _pf(_n.log, scale) - _math.log(2.0)
 
 
 def pdf(x, loc=0, scale=1):

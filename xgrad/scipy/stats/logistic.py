@@ -1,7 +1,7 @@
 """Logistic distribution (``jax.scipy.stats.logistic``)."""
 from ... import numpy as _n
 from ...numpy import special as _sp
-from ._util import promote as _promote, inf as _inf, nan as _nan
+from ._util import pf as _pf, promote as _promote, inf as _inf, nan as _nan
 
 __all__ = ["logpdf", "pdf", "cdf", "sf", "ppf", "isf"]
 
@@ -11,7 +11,7 @@ def logpdf(x, loc=0, scale=1):
     (written with ``logaddexp``: no overflow for large ``|z|``)."""
     x, loc, scale = _promote("logistic.logpdf", x, loc, scale)
     h = 0.5 * (x - loc) / scale
-    return -2.0 * _n.logaddexp(h, -h) - _n.log(scale)
+    return -2.0 * _n.logaddexp(h, -h) - _pf(_n.log, scale)
 
 
 def pdf(x, loc=0, scale=1):

@@ -5,7 +5,7 @@ import math as _math
 
 from ... import numpy as _n
 from ...numpy import special as _sp
-from ._util import promote as _promote, inf as _inf, nan as _nan
+from ._util import pf as _pf, promote as _promote, inf as _inf, nan as _nan
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
 
@@ -16,7 +16,7 @@ def logpdf(x, loc=0, scale=1):
     """Log of the normal density with mean ``loc`` and standard deviation ``scale``."""
     x, loc, scale = _promote("norm.logpdf", x, loc, scale)
     z = (x - loc) / scale
-    return -0.5 * (z * z) - _n.log(scale) - 0.5 * _LOG_2PI
+    return -0.5 * (z * z) - _pf(_n.log, scale) - 0.5 * _LOG_2PI
 
 
 def pdf(x, loc=0, scale=1):

@@ -1,7 +1,7 @@
 """Pareto distribution (``jax.scipy.stats.pareto``), support ``x >= loc + scale``."""
 from ... import numpy as _n
 from ...numpy import special as _sp
-from ._util import promote as _promote, inf as _inf, nan as _nan
+from ._util import pf as _pf, promote as _promote, inf as _inf, nan as _nan
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
@@ -16,7 +16,7 @@ def _prep(name, x, b, loc, scale):
 def logpdf(x, b, loc=0, scale=1):
     """Log density ``log(b / scale) - (b + 1) log(y)``, ``y = (x - loc) / scale >= 1``."""
     y, b, scale, below = _prep("pareto.logpdf", x, b, loc, scale)
-    return _n.where(below, -_inf, _n.log(b) - _n.log(scale) - (b + 1) * _n.log(y))
+    return _n.where(below, -_inf, _pf(_n.log, b) - _pf(_n.log, scale) - (b + 1) * _n.log(y))
 
 
 def pdf(x, b, loc=0, scale=1):

@@ -5,7 +5,7 @@ from ... import numpy as _n
 from ...numpy import special as _sp
 from ._util import promote as _promote, inf as _inf, nan as _nan
 
-__all__ = ["logpmf", "pmf", "entropy"]
+__all__ = ["logpmf", "pmf", "cdf", "entropy"]
 
 
 def logpmf(k, mu, loc=0):
@@ -35,7 +35,7 @@ def entropy(mu, loc=0):
     and ``log(2 pi e mu) / 2 - 1 / (12 mu)`` beyond (JAX's scheme); 0 at
     ``mu = 0``. Differentiable in ``mu``; ``loc`` only broadcasts."""
     mu, loc = _promote("poisson.entropy", mu, loc)
-    shape = _n.broadcast_shapes(tuple(mu.shape), tuple(loc.shape))
+    shape = _n.broadcast_shapes(tuple(mu.shape), () if type(loc) is float else tuple(loc.shape))
     flat = _n.reshape(mu, (-1,))
     pos = flat > 0
     ms = _n.where(pos, flat, 1.0)
@@ -45,3 +45,10 @@ def entropy(mu, loc=0):
     val = _n.where(flat < 10, small, _n.where(flat < 100, medium, large))
     val = _n.where(flat == 0, 0.0, val)
     return _n.broadcast_to(_n.reshape(val, tuple(mu.shape)), shape)
+
+
+def cdf(k, mu, loc=0):
+    """CDF ``gammaincc(floor(k - loc) + 1, mu)`` (0 below ``loc``); differentiable in ``mu``."""
+    k, mu, loc = _promote("poisson.cdf", k, mu, loc)
+    x = _n.subtract(k, loc)
+    return _n.where(x < 0, 0.0, _sp.gammaincc(_n.floor(x) + 1.0, mu))

@@ -3,7 +3,7 @@ import math as _math
 
 from ... import numpy as _n
 from ...numpy import special as _sp
-from ._util import promote as _promote, inf as _inf, nan as _nan
+from ._util import pf as _pf, promote as _promote, inf as _inf, nan as _nan
 
 __all__ = ["logpdf", "pdf"]
 
@@ -14,8 +14,8 @@ def logpdf(x, df, loc=0, scale=1):
     x, df, loc, scale = _promote("t.logpdf", x, df, loc, scale)
     z = (x - loc) / scale
     h = 0.5 * df
-    norm_term = (_sp.gammaln(h) - _sp.gammaln(h + 0.5)
-                 + 0.5 * (_n.log(df) + _math.log(_math.pi)) + _n.log(scale))
+    norm_term = (_pf(_sp.gammaln, h) - _pf(_sp.gammaln, h + 0.5)
+                 + 0.5 * (_pf(_n.log, df) + _math.log(_math.pi)) + _pf(_n.log, scale))
     return -norm_term - (h + 0.5) * _n.log1p(z * z / df)
 
 

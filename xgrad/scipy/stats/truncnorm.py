@@ -4,6 +4,7 @@ The normalising mass is computed in log space from whichever tail is
 smaller, so bounds far out in a tail keep their digits."""
 import math as _math
 
+from ...backends import backend_of as _backend_of
 from ... import numpy as _n
 from ...numpy import special as _sp
 from ._util import promote as _promote, inf as _inf, nan as _nan
@@ -11,6 +12,14 @@ from ._util import promote as _promote, inf as _inf, nan as _nan
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 _LOG_2PI = _math.log(2 * _math.pi)
+
+
+def _bounds(args):
+    """The bounds a, b as arrays of the backend of the first array argument."""
+    x, a, b, loc, scale = args
+    like = next(v for v in args if type(v) is not float)
+    a, b = (_backend_of(like).asarray(v, dtype=like.dtype) if type(v) is float else v for v in (a, b))
+    return x, a, b, loc, scale
 
 
 def _log_diff(la, lb):
@@ -37,7 +46,7 @@ def _log_mass(a, b):
 def logpdf(x, a, b, loc=0, scale=1):
     """Log density: the normal log density minus the log mass of [a, b];
     -inf outside, nan where ``a >= b``."""
-    x, a, b, loc, scale = _promote("truncnorm.logpdf", x, a, b, loc, scale)
+    x, a, b, loc, scale = _bounds(_promote("truncnorm.logpdf", x, a, b, loc, scale))
     z = (x - loc) / scale
     val = -0.5 * z * z - _n.log(scale) - 0.5 * _LOG_2PI - _log_mass(a, b)
     val = _n.where((z < a) | (z > b), -_inf, val)
@@ -66,7 +75,7 @@ def _logcdf(x, a, b, loc, scale):
 
 def logcdf(x, a, b, loc=0, scale=1):
     """Log CDF, accurate in both tails; nan where ``a >= b``."""
-    x, a, b, loc, scale = _promote("truncnorm.logcdf", x, a, b, loc, scale)
+    x, a, b, loc, scale = _bounds(_promote("truncnorm.logcdf", x, a, b, loc, scale))
     return _logcdf(x, a, b, loc, scale)
 
 
@@ -77,7 +86,7 @@ def cdf(x, a, b, loc=0, scale=1):
 
 def logsf(x, a, b, loc=0, scale=1):
     """Log survival function (the log CDF of the mirrored distribution)."""
-    x, a, b, loc, scale = _promote("truncnorm.logsf", x, a, b, loc, scale)
+    x, a, b, loc, scale = _bounds(_promote("truncnorm.logsf", x, a, b, loc, scale))
     return _logcdf(-x, -b, -a, -loc, scale)
 
 

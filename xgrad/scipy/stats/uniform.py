@@ -1,7 +1,7 @@
 """Uniform distribution on ``[loc, loc + scale]`` (``jax.scipy.stats.uniform``)."""
 from ... import numpy as _n
 from ...numpy import special as _sp
-from ._util import promote as _promote, inf as _inf, nan as _nan
+from ._util import pf as _pf, promote as _promote, inf as _inf, nan as _nan
 
 __all__ = ["logpdf", "pdf", "cdf", "ppf"]
 
@@ -10,7 +10,7 @@ def logpdf(x, loc=0, scale=1):
     """``-log(scale)`` on ``[loc, loc + scale]``, -inf outside."""
     x, loc, scale = _promote("uniform.logpdf", x, loc, scale)
     out = (x < loc) | (x > loc + scale)
-    return _n.where(out, -_inf, -_n.log(scale) + 0.0 * x)
+    return _n.where(out, -_inf, -_pf(_n.log, scale) + 0.0 * x)
 
 
 def pdf(x, loc=0, scale=1):

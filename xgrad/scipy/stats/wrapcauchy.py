@@ -3,7 +3,7 @@ import math as _math
 
 from ... import numpy as _n
 from ...numpy import special as _sp
-from ._util import promote as _promote, inf as _inf, nan as _nan
+from ._util import pf as _pf, promote as _promote, inf as _inf, nan as _nan
 
 __all__ = ["logpdf", "pdf"]
 
@@ -14,7 +14,7 @@ def logpdf(x, c):
     x, c = _promote("wrapcauchy.logpdf", x, c)
     ok = (c > 0) & (c < 1)
     inside = (x >= 0) & (x <= 2 * _math.pi)
-    val = _n.log1p(-c * c) - _math.log(2 * _math.pi) - _n.log(1.0 + c * c - 2.0 * c * _n.cos(x))
+    val = _pf(_n.log1p, -c * c) - _math.log(2 * _math.pi) - _n.log(1.0 + c * c - 2.0 * c * _n.cos(x))
     return _n.where(ok, _n.where(inside, val, -_inf), _nan)
 
 
