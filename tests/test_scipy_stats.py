@@ -158,3 +158,109 @@ CASES += [
 @pytest.mark.parametrize("case", CASES, ids=ids(CASES))
 def test_against_jax(case, xp, jax):
     check(case, xp, jax)
+
+
+# ----- gaussian_kde: built from the data inside the case, so its derivatives
+# in the data, the weights and the points are all tested
+_KD = np.array([[0.3, -1.2, 0.8, 2.1, -0.4, 1.5], [1.0, 0.2, -0.7, 0.4, 1.9, -1.1]])
+_KW = _a(0.5, 1.0, 2.0, 0.7, 1.2, 0.9)
+_KP = np.array([[0.1, 1.4, -0.8], [0.5, -0.3, 0.9]])
+
+
+def _kde_call(ns, d, w, p):
+    k = _st(ns).gaussian_kde(d, weights=w)
+    k1 = _st(ns).gaussian_kde(d[0, :], bw_method="silverman")
+    k2 = _st(ns).gaussian_kde(d[:, :4], bw_method=0.8)
+    return (k.evaluate(p), k.logpdf(p), k(p), k1.pdf(p[0, :]),
+            k.integrate_gaussian(p[:, 0], 0.1 * ns.matmul(d[:, :2], ns.matrix_transpose(d[:, :2]))), k.integrate_kde(k2),
+            k1.integrate_box_1d(-0.5, 1.0))
+
+
+KDE = [JCase("scipy.stats.gaussian_kde", _kde_call, (_KD, _KW, _KP), rtol=1e-9)]
+
+
+@pytest.mark.parametrize("case", KDE, ids=ids(KDE))
+def test_gaussian_kde_against_jax(case, xp, jax):
+    check(case, xp, jax)
+
+
+def test_gaussian_kde_unsupported():
+    k = xstats.gaussian_kde(_KD)
+    for call in (lambda: k.resample(None), lambda: k.integrate_box(0, 1), lambda: k.set_bandwidth()):
+        with pytest.raises(NotImplementedError):
+            call()
+    with pytest.raises(ValueError, match="bw_method"):
+        xstats.gaussian_kde(_KD, bw_method="nope")
+    leaves = xgrad.tree.leaves(k)
+    assert len(leaves) == 5
+
+
+# ----- values against scipy where jax is less accurate, and derivatives jax
+# doesn't give, against central finite differences
+
+def _fd(f, x, h=1e-6):
+    return (f(x + h) - f(x - h)) / (2 * h)
+
+
+def test_values_against_scipy():
+    ss = pytest.importorskip("scipy.stats")
+    k = _a(0.0, 1.0, 3.0, 7.0)
+    np.testing.assert_allclose(to_np(xstats.betabinom.logpmf(k, 9.0, 2.5, 1.5)),
+                               ss.betabinom.logpmf(k, 9, 2.5, 1.5), rtol=1e-12)
+    # tails: logs of tiny probabilities keep their digits
+    np.testing.assert_allclose(to_np(xstats.cauchy.logcdf(_a(-1e8))), ss.cauchy.logcdf(-1e8), rtol=1e-12)
+    np.testing.assert_allclose(to_np(xstats.gumbel_r.logsf(_a(40.0))), ss.gumbel_r.logsf(40.0), rtol=1e-12)
+    np.testing.assert_allclose(to_np(xstats.gumbel_l.logcdf(_a(-40.0))), ss.gumbel_l.logcdf(-40.0),
+                               rtol=1e-12)
+    np.testing.assert_allclose(to_np(xstats.expon.logcdf(_a(1e-20))), ss.expon.logcdf(1e-20), rtol=1e-12)
+    np.testing.assert_allclose(to_np(xstats.norm.isf(_a(1e-30))), ss.norm.isf(1e-30), rtol=1e-12)
+    np.testing.assert_allclose(to_np(xstats.gamma.logsf(_a(80.0), 2.5)), ss.gamma.logsf(80.0, 2.5),
+                               rtol=1e-10)
+    np.testing.assert_allclose(to_np(xstats.truncnorm.logpdf(_a(30.5), 30.0, 31.0)),
+                               ss.truncnorm.logpdf(30.5, 30.0, 31.0), rtol=1e-10)
+    np.testing.assert_allclose(to_np(xstats.vonmises.logpdf(_a(0.3), _a(800.0))),
+                               ss.vonmises.logpdf(0.3, 800.0), rtol=1e-10)
+
+
+@pytest.mark.parametrize("f, x", [
+    (lambda s: xstats.gumbel_r.logpdf(0.7, 0.2, s), 1.3),
+    (lambda s: xstats.gumbel_l.cdf(0.7, 0.2, s), 1.3),
+    (lambda q: xstats.gumbel_r.ppf(q, 0.2, 1.5), 0.3),
+    (lambda q: xstats.gumbel_l.ppf(q, 0.2, 1.5), 0.3),
+    (lambda m: xstats.poisson.entropy(m), 4.3),   # off the jumps of the summation bound
+    (lambda m: xstats.poisson.entropy(m), 30.0),
+    (lambda a: xstats.beta.cdf(0.4, a, 1.5), 2.5),
+    (lambda b: xstats.beta.sf(0.4, 2.5, b), 1.5),
+    (lambda a: xstats.gamma.cdf(1.7, a), 2.5),
+], ids=["gumbel_r-scale", "gumbel_l-scale", "gumbel_r-q", "gumbel_l-q", "poisson-entropy-4",
+        "poisson-entropy-30", "beta.cdf-a", "beta.sf-b", "gamma.cdf-a"])
+def test_parameter_derivatives_against_differences(f, x):
+    g = float(xgrad.grad(lambda t: f(t))(x))
+    np.testing.assert_allclose(g, float(_fd(lambda t: float(f(t)), x)), rtol=1e-6, atol=1e-9)
+
+
+def test_float32_in_float32_out():
+    x = np.array([0.5, 1.5], np.float32)
+    for out in (xstats.norm.logpdf(x, 0.0, 2.0), xstats.gamma.cdf(x, 2.0), xstats.t.pdf(x, 3.0),
+                xstats.truncnorm.logpdf(x, 0.0, 2.0)):
+        assert to_np(out).dtype == np.float32
+
+
+def test_vmap_over_parameters():
+    scales = _a(0.5, 1.0, 2.0)
+    got = xgrad.vmap(lambda s: xstats.norm.logcdf(_a(-3.0, 1.0), 0.0, s))(scales)
+    want = np.stack([to_np(xstats.norm.logcdf(_a(-3.0, 1.0), 0.0, s)) for s in scales])
+    np.testing.assert_allclose(to_np(got), want, rtol=1e-14)
+
+
+def test_errors_name_the_argument():
+    with pytest.raises(TypeError, match="norm.logpdf"):
+        xstats.norm.logpdf([0.1, 0.2])
+    with pytest.raises(ValueError, match="integer"):
+        xstats.multinomial.logpmf(_a(1.0, 2.0), 3.0, _a(0.5, 0.5))
+    with pytest.raises(ValueError, match="alpha"):
+        xstats.dirichlet.logpdf(_a(0.2, 0.8), np.ones((2, 2)))
+    with pytest.raises(NotImplementedError):
+        xstats.multivariate_normal.logpdf(_a(0.1), _a(0.0), np.eye(1), allow_singular=True)
+    with pytest.raises(ValueError, match="method"):
+        xstats.rankdata(_a(1.0, 2.0), "bogus")

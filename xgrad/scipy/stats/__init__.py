@@ -13,5 +13,6 @@ from . import (bernoulli, binom, cauchy, dirichlet, expon, geom, gumbel_l, gumbe
                multinomial, multivariate_normal, nbinom, norm, pareto, poisson, t, truncnorm,
                uniform, wrapcauchy, chi2, gamma, gennorm, beta, betabinom, vonmises)
 from ._core import mode, rankdata, sem
+from ._kde import gaussian_kde
 
-__all__ = ["mode", "rankdata", "sem"]
+__all__ = ["gaussian_kde", "mode", "rankdata", "sem"]
