@@ -9,9 +9,10 @@ batches under ``vmap``.
 >>> round(float(norm.logcdf(-40.0)), 4)
 -804.6084
 """
-from . import (bernoulli, binom, cauchy, dirichlet, expon, geom, gumbel_l, gumbel_r, laplace, logistic,
-               multinomial, multivariate_normal, nbinom, norm, pareto, poisson, t, truncnorm,
-               uniform, wrapcauchy, chi2, gamma, gennorm, beta, betabinom, vonmises)
+from . import (bernoulli, beta, betabinom, binom, cauchy, chi2, dirichlet, expon,  # noqa: F401
+               gamma, gennorm, geom, gumbel_l, gumbel_r, laplace, logistic, multinomial,
+               multivariate_normal, nbinom, norm, pareto, poisson, t, truncnorm, uniform,
+               vonmises, wrapcauchy)
 from ._core import mode, rankdata, sem
 from ._kde import gaussian_kde
 

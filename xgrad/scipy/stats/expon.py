@@ -1,6 +1,5 @@
 """Exponential distribution (``jax.scipy.stats.expon``)."""
 from ... import numpy as _n
-from ...numpy import special as _sp
 from ._util import pf as _pf, promote as _promote, inf as _inf, nan as _nan
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]

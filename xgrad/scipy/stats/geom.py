@@ -1,7 +1,7 @@
 """Geometric distribution on 1, 2, ... (``jax.scipy.stats.geom``)."""
 from ... import numpy as _n
 from ...numpy import special as _sp
-from ._util import pf as _pf, promote as _promote, inf as _inf, nan as _nan
+from ._util import pf as _pf, promote as _promote, inf as _inf
 
 __all__ = ["logpmf", "pmf"]
 

@@ -1,8 +1,7 @@
 """Right-skewed Gumbel distribution (``jax.scipy.stats.gumbel_r``): nan
 where ``scale <= 0``, as JAX."""
 from ... import numpy as _n
-from ...numpy import special as _sp
-from ._util import pf as _pf, promote as _promote, inf as _inf, nan as _nan
+from ._util import pf as _pf, promote as _promote, nan as _nan
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
@@ -15,7 +14,7 @@ def _z(name, x, loc, scale):
 def logpdf(x, loc=0, scale=1):
     """Log density ``-(z + exp(-z)) - log(scale)``, ``z = (x - loc) / scale``."""
     z, scale, ok = _z("gumbel_r.logpdf", x, loc, scale)
-    return _n.where(ok, -(z + _n.exp(-z)) - _pf(_n.log, scale if type(scale) is float else _n.where(ok, scale, 1.0)), _nan)
+    return _n.where(ok, -(z + _n.exp(-z)) - _pf(_n.log, _n.where(ok, scale, 1.0)), _nan)
 
 
 def pdf(x, loc=0, scale=1):

@@ -1,7 +1,7 @@
 """Logistic distribution (``jax.scipy.stats.logistic``)."""
 from ... import numpy as _n
 from ...numpy import special as _sp
-from ._util import pf as _pf, promote as _promote, inf as _inf, nan as _nan
+from ._util import pf as _pf, promote as _promote
 
 __all__ = ["logpdf", "pdf", "cdf", "sf", "ppf", "isf"]
 

@@ -1,6 +1,5 @@
 """Uniform distribution on ``[loc, loc + scale]`` (``jax.scipy.stats.uniform``)."""
 from ... import numpy as _n
-from ...numpy import special as _sp
 from ._util import pf as _pf, promote as _promote, inf as _inf, nan as _nan
 
 __all__ = ["logpdf", "pdf", "cdf", "ppf"]
