@@ -16,7 +16,7 @@ def logpdf(x, a, b, loc=0, scale=1):
     val = _n.subtract(_n.add(_sp.xlogy(a - 1.0, ys), _sp.xlog1py(b - 1.0, -ys)),
                       _n.add(_pf(_sp.betaln, a, b), _pf(_n.log, scale)))
     val = _n.where(out, -_inf, val)
-    return _n.where(_n.logical_or((a <= 0) | (b <= 0), scale <= 0), _nan, val)
+    return _n.where(_n.logical_or(_n.logical_or(a <= 0, b <= 0), scale <= 0), _nan, val)
 
 
 def pdf(x, a, b, loc=0, scale=1):

@@ -19,7 +19,7 @@ def logpmf(k, n, a, b, loc=0):
     val = _n.where(_n.logical_and(y == 0, n == 0), 0.0, val)
     out = _n.logical_or(_n.logical_or(_n.less(y, -loc), _n.greater(y, n)), _n.add(y, a) <= 0)
     val = _n.where(out, -_inf, val)
-    return _n.where(_n.logical_or((n < 0) | (a <= 0), b <= 0), _nan, val)
+    return _n.where(_n.logical_or(_n.logical_or(n < 0, a <= 0), b <= 0), _nan, val)
 
 
 def pmf(k, n, a, b, loc=0):
