@@ -262,10 +262,20 @@ def all_finite(xs):
     BLAS call on numpy) is finite exactly when every entry is, except for
     entries above ~1e154, where it overflows and says False: then the
     caller recomputes NaN-safely, which gives the same numbers. Lazy
-    backends (dask) are not evaluated: they count as finite."""
+    backends (dask) are not evaluated: they count as finite. A value being
+    staged (under ``jit``) is checked by its trace (``check_finite``), so that
+    the staged program re-checks it at every replay."""
     for x in xs:
         while isinstance(x, Tracer):
+            check = getattr(x._trace, "check_finite", None)
+            ok = check(x) if check is not None else None
+            if ok is not None:
+                if not ok:
+                    return False
+                break
             x = x.primal
+        if isinstance(x, Tracer):
+            continue
         if x is None or not hasattr(x, "dtype"):
             continue
         xp = namespace(x)
@@ -434,7 +444,7 @@ class Tracer:
 
     def __repr__(self):
         try:
-            val = repr(self.concrete())
+            val = repr(peek(self))
         except TypeError:          # no single concrete value (batched under vmap)
             val = repr(self.primal)
         return f"{type(self).__name__}<{_describe(self)}>({val})"
@@ -531,8 +541,21 @@ def _describe(x):
 
 
 def concrete(x):
-    """The concrete value under any number of tracers (eager model)."""
+    """The concrete value under any number of tracers (eager model). A
+    decision taken on it is one the computation depends on: under ``jit`` it
+    becomes a guard of the staged program."""
     return x.concrete() if isinstance(x, Tracer) else x
+
+
+def peek(x):
+    """The value under any number of tracers, for looking only (a repr, the
+    device): no guard under ``jit``. Raises TypeError where the value
+    differs per example (vmap)."""
+    while isinstance(x, Tracer):
+        if type(x).concrete is not Tracer.concrete and not hasattr(x._trace, "guards"):
+            return x.concrete()        # a trace with its own rule (vmap refuses)
+        x = x.primal
+    return x
 
 
 def add_any(a, b):

@@ -35,11 +35,12 @@ How to extend: a new kind of staging is a new use of ``stage`` /
 ``StageTrace`` (give it ``const=`` to own constants, ``save=`` to keep
 outputs), never a new Trace subclass that records.
 """
-from .core import (Primitive as _Primitive, Trace as _Trace, Tracer as _Tracer, bind as _bind,
-                   new_main as _new_main)
+from .backends import is_complex as _is_complex, is_inexact as _is_inexact
+from .core import (RULES as _RULES, Primitive as _Primitive, Trace as _Trace, Tracer as _Tracer,
+                   bind as _bind, new_main as _new_main)
 
-__all__ = ["Program", "Eqn", "Var", "StageTrace", "StageTracer", "stage", "eval_program",
-           "with_known_output"]
+__all__ = ["Program", "Eqn", "Var", "Guard", "StageTrace", "StageTracer", "stage",
+           "eval_program", "with_known_output"]
 
 
 class Var:
@@ -84,6 +85,22 @@ class Eqn:
 
     def __repr__(self):
         return f"Eqn({self.prim.name}, {len(self.ins)} in, {len(self.outs)} out)"
+
+
+class Guard:
+    """A value the staged computation depends on: ``var`` had ``value``
+    when the first ``at`` equations had been staged (a replay checks it
+    there, and re-stages when it differs)."""
+
+    __slots__ = ("at", "var", "value")
+
+    def __init__(self, at, var, value):
+        self.at = at
+        self.var = var
+        self.value = value
+
+    def __repr__(self):
+        return f"Guard({self.var.aval} == {Program.const_text(self.value)} after {self.at} eqns)"
 
 
 class Program:
@@ -183,10 +200,15 @@ class StageTracer(_Tracer):
     var = _Tracer.data_slot
 
     def concrete(self):
-        if self._trace.shadow:
+        trace = self._trace
+        if trace.shadow:
             raise TypeError("linearize: a tangent has no concrete value while the linear "
                             "part is staged (a JVP rule branched on a tangent's value)")
-        return _Tracer.concrete(self)
+        value = _Tracer.concrete(self)
+        if trace.guards is not None and trace.alive:
+            # the computation depends on this value: the Program holds only for it
+            trace.guards.append(Guard(len(trace.eqns), self.var, value))
+        return value
 
 
 class StageTrace(_Trace):
@@ -204,16 +226,22 @@ class StageTrace(_Trace):
         the outputs of the equations it accepts are kept in ``saved``
         (``{Eqn: outputs}``).
 
+    guards: a list to record a ``Guard`` in each time the concrete value of a
+      staged value is read (``bool(x)``, ``float(x)``, an index, ...): the
+      staged Program holds only while those values are the same (``jit``).
+      None: no guards (the other kinds of staging run once).
+
     ``opaque`` turns True when a primitive is staged while a call primitive
     (checkpoint, custom_vjp, ...) runs its function: the function closes over
     a staged value, so replaying the call's equation would not see the new
     value (use the Program for listing only, or re-run the function).
     """
 
-    __slots__ = ("eqns", "shadow", "const_fn", "save", "saved", "calls", "opaque")
+    __slots__ = ("eqns", "shadow", "const_fn", "save", "saved", "calls", "opaque", "guards")
 
-    def __init__(self, level, shadow=False, const=None, save=None):
+    def __init__(self, level, shadow=False, const=None, save=None, guards=None):
         _Trace.__init__(self, level)
+        self.guards = guards
         self.eqns = []
         self.shadow = shadow
         self.const_fn = const
@@ -224,6 +252,21 @@ class StageTrace(_Trace):
 
     def new_var(self, value):
         return StageTracer(self, value, Var(value.shape, value.dtype))
+
+    def check_finite(self, x):
+        """Whether the floating value ``x`` (a tracer of this trace or above
+        it) is finite, decided by staged operations and a guard (so a replay
+        re-checks it): the transforms' choice between a fast derivative and a
+        NaN-safe one (``core.all_finite``). None when not recording guards."""
+        if self.guards is None:
+            return None
+        while not (isinstance(x, StageTracer) and x._trace is self):
+            x = x.primal
+        if not _is_inexact(x.dtype):
+            return True
+        sq = x if _is_complex(x.dtype) else _bind(_RULES["multiply"], x, x)
+        total = _bind(_RULES["sum"], sq, axis=None, dtype=None, keepdims=False)
+        return bool(_bind(_RULES["isfinite"], total))
 
     def process_primitive(self, prim, args, params):
         vals, vars_, _ = self.lower(args, prim)
@@ -348,13 +391,13 @@ def _fmt_param(val):
     return repr(val)
 
 
-def stage(fun, args, *, shadow=False, const=None, save=None):
+def stage(fun, args, *, shadow=False, const=None, save=None, guards=None):
     """Stage ``fun(*tracers) -> list of outputs`` on ``args`` (a value per
     input, None for an input that is not staged). Returns ``(program,
     outs, trace)``: the Program, the output values (``fun``'s outputs with
     staged values replaced by their values), and the finished trace
-    (``trace.saved``, ``trace.opaque``)."""
-    with _new_main(StageTrace, shadow, const, save) as trace:
+    (``trace.saved``, ``trace.opaque``, ``trace.guards``)."""
+    with _new_main(StageTrace, shadow, const, save, guards) as trace:
         ins = [None if a is None else trace.new_var(a) for a in args]
         in_vars = [None if t is None else t.var for t in ins]
         outs = fun(*[a if t is None else t for a, t in zip(args, ins)])
