@@ -83,6 +83,12 @@ def _eye(n, like, m=None):
     return xp.eye(n, m, dtype=like.dtype, device=_xnp._device_of(like))
 
 
+def _arange(n, like):
+    """``arange(n)`` (int64) on ``like``'s backend and device (a constant)."""
+    xp = _backend_of(like)
+    return xp.arange(n, dtype=xp.int64, device=_xnp._device_of(like))
+
+
 def _mm(a, b):
     return _xnp.matmul(a, b)
 
@@ -303,7 +309,7 @@ def _permute_rows(x, idx, inverse=False):
     = x``). By selection (``where``) and sums of zeros, so exact, batchable
     with per-example ``idx``, and never ``inf * 0``."""
     m = x.shape[-2]
-    k = _xnp.arange(m)
+    k = _arange(m, x)
     if inverse:   # mask[r, c] = idx[c] == r
         mask = _xnp.equal(_xnp.expand_dims(idx, axis=-2), _xnp.expand_dims(k, axis=-1))
     else:         # mask[i, k] = idx[i] == k
@@ -317,7 +323,7 @@ def _swap_rows(x, j, onehot_p):
     (..., M, 1) marking row ``p``."""
     row_p = _xnp.sum(_xnp.where(onehot_p, x, 0), axis=-2, keepdims=True)
     row_j = x[..., j:j + 1, :]
-    is_j = _xnp.expand_dims(_xnp.equal(_xnp.arange(x.shape[-2]), j), axis=-1)
+    is_j = _xnp.expand_dims(_xnp.equal(_arange(x.shape[-2], x), j), axis=-1)
     return _xnp.where(is_j, row_p, _xnp.where(onehot_p, row_j, x))
 
 
@@ -327,12 +333,15 @@ def _lu_elim(a):
     m, n = a.shape[-2:]
     xp = _backend_of(a)
     batch = tuple(a.shape[:-2])
-    perm = _xnp.broadcast_to(_xnp.arange(m), batch + (m,))
+    perm = _xnp.broadcast_to(_arange(m, a), batch + (m,))
     piv = []
-    rows = _xnp.arange(m)
-    cols = _xnp.arange(n)
+    rows = _arange(m, a)
+    cols = _arange(n, a)
     for j in range(min(m, n)):
-        col = _xnp.abs(a[..., j:, j])
+        col = a[..., j:, j]
+        # LAPACK's pivot: the largest |re| + |im| (|x| for real x)
+        col = _xnp.add(_xnp.abs(_xnp.real(col)), _xnp.abs(_xnp.imag(col))) \
+            if _is_complex(col.dtype) else _xnp.abs(col)
         p = _xnp.add(_xnp.argmax(col, axis=-1, keepdims=True), j)       # (..., 1)
         piv.append(p)
         onehot = _xnp.expand_dims(_xnp.equal(rows, p), axis=-1)            # (..., M, 1)
@@ -349,7 +358,7 @@ def _lu_elim(a):
         is_col = _xnp.logical_and(below, _xnp.equal(cols, j))
         a = _xnp.where(is_col, l_col, a)
     pivots = _xnp.astype(_xnp.concat(piv, axis=-1), xp.int32) if piv else \
-        _xnp.zeros(batch + (0,), dtype=xp.int32)
+        xp.zeros(batch + (0,), dtype=xp.int32, device=_xnp._device_of(a))
     return a, pivots, _xnp.astype(perm, xp.int32)
 
 
@@ -374,8 +383,9 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
     lu_, _, perm = _lu_elim(a)
     m, n = a.shape[-2:]
     k = min(m, n)
+    real = _xnp.real(a[..., :0, :0]).dtype if _is_complex(a.dtype) else a.dtype
     p = _xnp.astype(_xnp.equal(_xnp.expand_dims(perm, axis=-2),
-                               _xnp.expand_dims(_xnp.arange(m), axis=-1)), a.dtype)
+                               _xnp.expand_dims(_arange(m, a), axis=-1)), real)
     lo = _xnp.add(_xnp.tril(lu_, k=-1)[..., :, :k], _eye(m, a, k))
     up = _xnp.triu(lu_)[..., :k, :]
     if permute_l:
@@ -385,8 +395,8 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
 
 def _pivots_to_perm(piv, m):
     batch = tuple(piv.shape[:-1])
-    perm = _xnp.expand_dims(_xnp.broadcast_to(_xnp.arange(m), batch + (m,)), axis=-1)
-    rows = _xnp.arange(m)
+    perm = _xnp.expand_dims(_xnp.broadcast_to(_arange(m, piv), batch + (m,)), axis=-1)
+    rows = _arange(m, piv)
     for j in range(piv.shape[-1]):
         onehot = _xnp.expand_dims(_xnp.equal(rows, _xnp.astype(piv[..., j:j + 1], rows.dtype)),
                                   axis=-1)
@@ -698,7 +708,7 @@ def block_diag(*arrs):
 
 def _gather_last(x, idx):
     """``x[..., idx]`` for a constant integer matrix ``idx``."""
-    flat = _xnp.take(x, _xnp.asarray(idx.reshape(-1)), axis=-1)
+    flat = _xnp.take(x, _back(idx.reshape(-1), x), axis=-1)
     return _xnp.reshape(flat, tuple(x.shape[:-1]) + idx.shape)
 
 
