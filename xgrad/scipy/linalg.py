@@ -32,8 +32,12 @@ Not here: ``eigh_tridiagonal``'s ``select``/``select_range``/``tol``/``key``
 options beyond ``select='a'``, ``qr(pivoting=True)``, ``qr_multiply(pivoting=True)``.
 
 >>> import numpy as np, xgrad, xgrad.numpy as xnp, xgrad.scipy as xsp
->>> float(xsp.linalg.expm(np.zeros((2, 2)))[0, 0])
-1.0
+>>> round(float(xsp.linalg.expm(np.eye(2))[0, 0]), 6)
+2.718282
+>>> a = np.asarray([[1.0, 2.0], [0.0, 1.0]])
+>>> g = xgrad.grad(lambda a: xnp.sum(xsp.linalg.expm(a)))(a)   # second order works too
+>>> round(float(g[0, 0]), 6)
+5.436564
 """
 import math as _math
 import operator as _operator
