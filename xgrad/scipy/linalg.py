@@ -310,8 +310,21 @@ def qr_multiply(a, c, mode="right", pivoting=False, conjugate=False, overwrite_a
 def _permute_rows(x, idx, inverse=False):
     """``x[..., idx, :]`` per matrix (``idx`` (..., M) integers, a
     permutation), or with ``inverse`` the rows put back (``out[..., idx, :]
-    = x``). By selection (``where``) and sums of zeros, so exact, batchable
-    with per-example ``idx``, and never ``inf * 0``."""
+    = x``). A gather where ``idx`` has a concrete value; under ``vmap``
+    (per-example ``idx``) by selection (``where``) and sums of zeros: exact,
+    and never ``inf * 0``, but O(M^2 K) memory."""
+    try:
+        ci = _concrete(idx)
+    except TypeError:             # per-example pivots under vmap: select and sum
+        ci = None
+    if ci is not None:            # a gather with constant indices: O(M N)
+        xp = _backend_of(ci)
+        if inverse:
+            ci = xp.argsort(ci, axis=-1)
+        shape = tuple(_np.broadcast_shapes(tuple(x.shape[:-2]), tuple(ci.shape[:-1]))) \
+            + tuple(x.shape[-2:])
+        ind = xp.broadcast_to(xp.expand_dims(ci, axis=-1), shape)
+        return _xnp.take_along_axis(_xnp.broadcast_to(x, shape), ind, axis=-2)
     m = x.shape[-2]
     k = _arange(m, x)
     if inverse:   # mask[r, c] = idx[c] == r
