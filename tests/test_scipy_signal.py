@@ -1,6 +1,6 @@
 """xgrad.scipy.signal and xgrad.scipy.integrate against jax.scipy (the
-harness of ``jnp_cases``: value, VJP, JVP, second order, vmap) and
-against scipy for values jax does not cover."""
+harness of ``jnp_cases``: value, VJP, JVP, second order, vmap; numpy and
+array_api_strict) and against scipy."""
 import numpy as np
 import pytest
 
@@ -62,6 +62,17 @@ CASES += [
     _sig("detrend", _r(3, 20), id="linear-bp", bp=[5, 12]),
     _sig("detrend", _r(9, 2), id="constant-axis0", axis=0, type="constant"),
     _sig("detrend", _r(2, 9), id="linear"),
+    _sig("stft", _r(2, 40), nperseg=16),
+    _sig("stft", _r(30), id="odd-linear", nperseg=9, boundary="odd", padded=False,
+         detrend="linear"),
+    _sig("stft", _c(30), id="complex-even", nperseg=8, boundary="even"),
+    _sig("welch", _r(2, 40), nperseg=16),
+    _sig("welch", _r(40, 2), id="axis0-spectrum-nfft", nperseg=10, nfft=13, axis=0,
+         scaling="spectrum", fs=2.0),
+    _sig("welch", _r(40), id="median", nperseg=8, average="median", order=1),
+    _sig("csd", _r(2, 40), _r(2, 36), nperseg=16),
+    _sig("csd", _r(40), _r(40), id="twosided-median", nperseg=8, return_onesided=False,
+         average="median", order=1),
     JCase("scipy.integrate.trapezoid", lambda ns, y: _sp(ns).integrate.trapezoid(y, dx=0.5),
           (_r(3, 5),), id="dx"),
     JCase("scipy.integrate.trapezoid", lambda ns, y, x: _sp(ns).integrate.trapezoid(y, x, axis=0),
@@ -69,6 +80,7 @@ CASES += [
 ]
 
 
+@pytest.mark.filterwarnings("ignore:Input data is complex")
 @pytest.mark.parametrize("case", CASES, ids=ids(CASES))
 def test_against_jax(case, xp, jax):
     check(case, xp, jax)
@@ -113,6 +125,12 @@ def test_errors():
         xsp.signal.fftconvolve(_r(3, 4), _r(2, 4), axes=1)
     with pytest.raises(ValueError, match="type"):
         xsp.signal.detrend(a, type="quadratic")
+    with pytest.raises(ValueError, match="noverlap"):
+        xsp.signal.welch(_r(20), nperseg=8, noverlap=8)
+    with pytest.raises(ValueError, match="boundary"):
+        xsp.signal.stft(_r(20), nperseg=8, boundary="wrap")
+    with pytest.raises(ValueError, match="average"):
+        xsp.signal.csd(_r(20), _r(20), nperseg=8, average="max")
 
 
 def test_caller_arrays_untouched():

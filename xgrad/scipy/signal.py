@@ -9,22 +9,28 @@ differentiates at every order and batches under ``vmap``).
   slices rather than ``prod(k)`` products.
 - ``fftconvolve`` (``axes``): by ``xgrad.numpy.fft``.
 - ``detrend`` ('constant' or 'linear', with breakpoints ``bp``).
+- ``stft``, ``csd``, ``welch``: windowed segments (stacked slices), then
+  ``xgrad.numpy.fft``; windows other than 'hann' come from
+  ``scipy.signal.get_window`` (constants; scipy imported on first use).
 
-Not here (yet): ``stft``, ``istft``, ``welch``, ``csd``.
+Not here (yet): ``istft``.
 
 >>> import numpy as np, xgrad.scipy as xsp
 >>> xsp.signal.convolve(np.asarray([1.0, 2.0, 3.0]), np.asarray([1.0, 1.0])).tolist()
 [1.0, 3.0, 5.0, 3.0]
 """
 import operator as _operator
+import warnings as _warnings
 
 import numpy as _np
 
 from .. import numpy as _xnp
 from ..backends import backend_of as _backend_of
+from ..core import Tracer as _Tracer
 from ..numpy._stats import _arr, _promote_inexact
 
-__all__ = ["convolve", "correlate", "convolve2d", "correlate2d", "fftconvolve", "detrend"]
+__all__ = ["convolve", "correlate", "convolve2d", "correlate2d", "fftconvolve", "detrend",
+           "stft", "csd", "welch"]
 
 _MODES = ("full", "same", "valid")
 
@@ -262,3 +268,241 @@ def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=None):  # noqa: A
         pieces.append(_xnp.matmul(proj, x[int(lo):int(hi), :]))
     out = _xnp.concat(pieces, axis=0) if len(pieces) > 1 else pieces[0]
     return _xnp.moveaxis(_xnp.reshape(out, shape), 0, axis)
+
+
+# --------------------------------------------------------------------------
+# spectral estimates
+
+def _window(window, nperseg, length, real):
+    """``(win, nperseg)`` as JAX's: a named window of ``nperseg`` points
+    (default: the input's length, capped there), or the given array."""
+    if isinstance(window, (str, tuple)):
+        n = length if nperseg is None else _operator.index(nperseg)
+        if n > length:
+            _warnings.warn(f"nperseg={n} is greater than input_length={length}, using "
+                           f"nperseg={length}", stacklevel=3)
+            n = length
+        if window == "hann":     # the periodic Hann window
+            win = _np.ones(1) if n == 1 else _np.sin(_np.linspace(0, _np.pi, n, endpoint=False)) ** 2
+        else:
+            # optional third-party package: scipy, for the other named windows
+            from scipy.signal import get_window
+            win = get_window(window, n)
+        return _np.asarray(win, dtype=real), n
+    win = _np.asarray(_xnp.asarray(window) if not hasattr(window, "shape") else window,
+                      dtype=real)
+    if win.ndim != 1:
+        raise ValueError("window must be 1-D")
+    if length < win.size:
+        raise ValueError("window is longer than input signal")
+    n = win.size if nperseg is None else _operator.index(nperseg)
+    if n != win.size:
+        raise ValueError("value specified for nperseg is different from length of window")
+    return win, n
+
+
+def _extend(x, n, boundary):
+    """``x`` extended by ``n`` points at both ends of its last axis."""
+    if boundary is None or n == 0:
+        return x
+    pads = [(0, 0)] * (x.ndim - 1) + [(n, n)]
+    if boundary == "even":
+        return _xnp.pad(x, pads, mode="reflect")
+    if boundary == "constant":
+        return _xnp.pad(x, pads, mode="edge")
+    if boundary == "zeros":
+        return _xnp.pad(x, pads)
+    # odd: 2 x[0] - x[n:0:-1] in front, 2 x[-1] - x[-2:-n-2:-1] behind
+    left = _xnp.subtract(_xnp.multiply(x[..., :1], 2.0), _xnp.flip(x[..., 1:n + 1], axis=-1))
+    right = _xnp.subtract(_xnp.multiply(x[..., -1:], 2.0),
+                          _xnp.flip(x[..., -(n + 1):-1], axis=-1))
+    return _xnp.concat([left, x, right], axis=-1)
+
+
+def _segments(x, win, detrend_fn, nperseg, noverlap, nfft, twosided):
+    """FFTs of the windowed, detrended segments: (..., segments, freqs)."""
+    step = nperseg - noverlap
+    length = x.shape[-1]
+    seg = _xnp.stack([x[..., i:i + nperseg] for i in range(0, length - nperseg + 1, step)],
+                     axis=-2)
+    seg = detrend_fn(seg)
+    w = _backend_of(seg).asarray(win, device=_xnp._device_of(seg))
+    seg = _xnp.multiply(seg, w)
+    if twosided:
+        return _xnp.fft.fft(seg, n=nfft)
+    return _xnp.fft.rfft(_xnp.real(seg) if _xnp.isdtype(seg.dtype, "complex floating") else seg,
+                         n=nfft)
+
+
+def _spectral(x, y, fs, window, nperseg, noverlap, nfft, detrend_type, return_onesided,
+              scaling, axis, mode, boundary=None, padded=False):
+    if boundary not in ("even", "odd", "constant", "zeros", None):
+        raise ValueError(f"unknown boundary option {boundary!r}: expected one of 'even', "
+                         f"'odd', 'constant', 'zeros', None")
+    x = _arr(x)
+    nd = x.ndim
+    axis = _operator.index(axis)
+    if not -nd <= axis < nd:
+        raise ValueError(f"axis {axis} is out of range for {nd} dimension(s)")
+    axis %= nd
+    if y is None:
+        (x,) = _promote_inexact(x)
+    else:
+        y = _arr(y, like=x)
+        x, y = _promote_inexact(x, y)
+        if x.ndim != y.ndim:
+            raise ValueError(f"x and y must have the same number of dimensions, got "
+                             f"{x.ndim} and {y.ndim}")
+    cplx = _xnp.isdtype(x.dtype, "complex floating")
+    real = {"float32": _np.float32, "complex64": _np.float32}.get(str(x.dtype), _np.float64)
+    win, nperseg = _window(window, nperseg, x.shape[axis], real)
+    if nperseg < 1:
+        raise ValueError("nperseg must be a positive integer")
+    noverlap = nperseg // 2 if noverlap is None else _operator.index(noverlap)
+    nfft = nperseg if nfft is None else _operator.index(nfft)
+    if nfft < nperseg:
+        raise ValueError("nfft must be greater than or equal to nperseg")
+    if noverlap >= nperseg:
+        raise ValueError("noverlap must be less than nperseg")
+    x = _xnp.moveaxis(x, axis, -1)
+    if y is not None:
+        y = _xnp.moveaxis(y, axis, -1)
+        d = x.shape[-1] - y.shape[-1]
+        if d:
+            if d < 0:
+                x = _xnp.pad(x, [(0, 0)] * (x.ndim - 1) + [(0, -d)])
+            else:
+                y = _xnp.pad(y, [(0, 0)] * (y.ndim - 1) + [(0, d)])
+    step = nperseg - noverlap
+    x = _extend(x, nperseg // 2, boundary)
+    if y is not None:
+        y = _extend(y, nperseg // 2, boundary)
+    if padded:
+        nadd = (-(x.shape[-1] - nperseg) % step) % nperseg
+        if nadd:
+            x = _xnp.pad(x, [(0, 0)] * (x.ndim - 1) + [(0, nadd)])
+            if y is not None:
+                y = _xnp.pad(y, [(0, 0)] * (y.ndim - 1) + [(0, nadd)])
+    if isinstance(detrend_type, str):
+        def detrend_fn(d):
+            return detrend(d, axis=-1, type=detrend_type)
+    elif callable(detrend_type):
+        detrend_fn = detrend_type
+    elif not detrend_type:
+        def detrend_fn(d):
+            return d
+    else:
+        raise ValueError(f"unsupported detrend type: {detrend_type!r}")
+    if isinstance(fs, _Tracer):
+        raise NotImplementedError("the sampling frequency fs has no derivative here: pass a "
+                                  "number (or xgrad.stop_gradient(fs))")
+    fs = float(fs)
+    if scaling == "density":
+        scale = 1.0 / (fs * float((win * win).sum()))
+    elif scaling == "spectrum":
+        scale = 1.0 / float(win.sum()) ** 2
+    else:
+        raise ValueError(f"unknown scaling: {scaling!r}")
+    if mode == "stft":
+        scale = scale ** 0.5
+    twosided = not return_onesided
+    if return_onesided and cplx:
+        _warnings.warn("Input data is complex, switching to return_onesided=False", stacklevel=3)
+        twosided = True
+    freqs = (_np.fft.fftfreq if twosided else _np.fft.rfftfreq)(nfft, d=1.0 / fs)
+    res = _segments(x, win, detrend_fn, nperseg, noverlap, nfft, twosided)
+    if y is not None:
+        ry = _segments(y, win, detrend_fn, nperseg, noverlap, nfft, twosided)
+        res = _xnp.multiply(_xnp.conj(res), ry)
+    elif mode == "psd":
+        res = _xnp.multiply(_xnp.conj(res), res)
+    res = _xnp.multiply(res, scale)
+    if not twosided and mode == "psd":
+        nf = res.shape[-1]
+        end = nf if nfft % 2 else nf - 1
+        two = _np.ones(nf, dtype=real)
+        two[1:end] = 2.0
+        res = _xnp.multiply(res, _backend_of(res).asarray(two, device=_xnp._device_of(res)))
+    t = _np.arange(nperseg / 2, x.shape[-1] - nperseg / 2 + 1, step, dtype=real) / fs
+    if boundary is not None:
+        t = t - (nperseg / 2) / fs
+    xp, dev = _backend_of(x), _xnp._device_of(x)
+    freqs = xp.asarray(freqs.astype(real), device=dev)
+    times = xp.asarray(_np.asarray(t, dtype=real), device=dev)
+    if y is None and mode != "stft":
+        res = _xnp.real(res)
+    return freqs, times, _xnp.moveaxis(res, -1, axis)
+
+
+def stft(x, fs=1.0, window="hann", nperseg=256, noverlap=None, nfft=None, detrend=False,
+         return_onesided=True, boundary="zeros", padded=True, axis=-1):
+    """Short-time Fourier transform (``scipy.signal.stft``, JAX's defaults):
+    ``(f, t, Zxx)``, ``Zxx`` complex with frequencies at ``axis`` and
+    segments last. Differentiable in ``x``.
+
+    Args:
+        x: the signal.
+        fs: the sampling frequency.
+        window: a window name ('hann', or any of ``scipy.signal.get_window``)
+            or a 1-D array.
+        nperseg: the segment length (capped at the signal's length).
+        noverlap: the overlap of segments (default ``nperseg // 2``).
+        nfft: the FFT length (default ``nperseg``).
+        detrend: False, 'constant', 'linear' or a function of the segments.
+        return_onesided: one-sided spectrum for real input.
+        boundary: extension at both ends: 'zeros', 'even', 'odd',
+            'constant' or None.
+        padded: zero-pad the end so the last segment is whole.
+        axis: the time axis.
+
+    Returns:
+        ``(f, t, Zxx)``.
+    """
+    return _spectral(x, None, fs, window, nperseg, noverlap, nfft, detrend, return_onesided,
+                     "spectrum", axis, "stft", boundary, padded)
+
+
+def _median_bias(n):
+    k = _np.arange(2.0, n, 2)
+    return 1.0 + float(_np.sum(1.0 / (k + 1) - 1.0 / k))
+
+
+def csd(x, y, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
+        detrend="constant", return_onesided=True, scaling="density", axis=-1, average="mean"):
+    """Cross power spectral density by Welch's method
+    (``scipy.signal.csd``): ``(f, Pxy)``, averaged over segments by
+    ``average`` ('mean' or 'median'); ``y=None`` gives ``x``'s power
+    spectral density. Arguments as ``stft``'s, plus ``scaling``
+    ('density' or 'spectrum'). Differentiable in ``x`` and ``y``."""
+    if average not in ("mean", "median"):
+        raise ValueError(f"average must be 'median' or 'mean', got {average!r}")
+    freqs, _, pxy = _spectral(x, y, fs, window, nperseg, noverlap, nfft, detrend,
+                              return_onesided, scaling, axis, "psd")
+    if y is not None and not _xnp.isdtype(pxy.dtype, "complex floating"):
+        pxy = _xnp.astype(pxy, _xnp.complex64 if pxy.dtype == _xnp.float32 else _xnp.complex128)
+    if pxy.ndim >= 2 and pxy.shape[-1] > 1:
+        if average == "median":
+            bias = _median_bias(pxy.shape[-1])
+            if _xnp.isdtype(pxy.dtype, "complex floating"):
+                cdt = pxy.dtype
+                pxy = _xnp.add(_xnp.astype(_xnp.median(_xnp.real(pxy), axis=-1), cdt),
+                               _xnp.multiply(_xnp.astype(_xnp.median(_xnp.imag(pxy), axis=-1),
+                                                         cdt), 1j))
+            else:
+                pxy = _xnp.median(pxy, axis=-1)
+            pxy = _xnp.divide(pxy, bias)
+        else:
+            pxy = _xnp.mean(pxy, axis=-1)
+    elif pxy.ndim >= 2:
+        pxy = pxy[..., 0]
+    return freqs, pxy
+
+
+def welch(x, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None, detrend="constant",
+          return_onesided=True, scaling="density", axis=-1, average="mean"):
+    """Power spectral density by Welch's method (``scipy.signal.welch``):
+    ``(f, Pxx)``, real; arguments as ``csd``'s."""
+    freqs, pxx = csd(x, None, fs=fs, window=window, nperseg=nperseg, noverlap=noverlap,
+                     nfft=nfft, detrend=detrend, return_onesided=return_onesided,
+                     scaling=scaling, axis=axis, average=average)
+    return freqs, _xnp.real(pxx) if _xnp.isdtype(pxx.dtype, "complex floating") else pxx
