@@ -13,7 +13,7 @@ differentiates at every order and batches under ``vmap``).
   ``xgrad.numpy.fft``; windows other than 'hann' come from
   ``scipy.signal.get_window`` (constants; scipy imported on first use).
 
-Not here (yet): ``istft``.
+- ``istft``: inverse FFTs of the frames, windowed overlap-add.
 
 >>> import numpy as np, xgrad.scipy as xsp
 >>> xsp.signal.convolve(np.asarray([1.0, 2.0, 3.0]), np.asarray([1.0, 1.0])).tolist()
@@ -30,7 +30,7 @@ from ..core import Tracer as _Tracer
 from ..numpy._stats import _arr, _promote_inexact
 
 __all__ = ["convolve", "correlate", "convolve2d", "correlate2d", "fftconvolve", "detrend",
-           "stft", "csd", "welch"]
+           "stft", "istft", "csd", "welch"]
 
 _MODES = ("full", "same", "valid")
 
@@ -506,3 +506,84 @@ def welch(x, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None, detr
                      nfft=nfft, detrend=detrend, return_onesided=return_onesided,
                      scaling=scaling, axis=axis, average=average)
     return freqs, _xnp.real(pxx) if _xnp.isdtype(pxx.dtype, "complex floating") else pxx
+
+
+def _overlap_add(frames, step):
+    """Sum of the frames (..., F, L), frame ``f`` starting at ``f * step``."""
+    nf, seg = frames.shape[-2], frames.shape[-1]
+    total = step * (nf - 1) + seg
+    lead = [(0, 0)] * (frames.ndim - 2)
+    out = None
+    for f in range(nf):
+        part = _xnp.pad(frames[..., f, :], lead + [(f * step, total - f * step - seg)])
+        out = part if out is None else _xnp.add(out, part)
+    return out
+
+
+def istft(Zxx, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
+          input_onesided=True, boundary=True, time_axis=-1, freq_axis=-2):
+    """Inverse short-time Fourier transform (``scipy.signal.istft``):
+    ``(t, x)`` by inverse FFTs of the frames and a windowed overlap-add,
+    normalised by the summed squared window. Differentiable in ``Zxx``.
+    NB: ``t`` runs along the time axis of ``x`` (JAX's counts the first
+    axis of a batched ``x``)."""
+    z = _arr(Zxx)
+    if z.ndim < 2:
+        raise ValueError("istft: the input STFT must be at least 2-D")
+    nd = z.ndim
+    fa, ta = _operator.index(freq_axis) % nd, _operator.index(time_axis) % nd
+    if fa == ta:
+        raise ValueError("istft: time_axis and freq_axis must differ")
+    if not _xnp.isdtype(z.dtype, "complex floating"):
+        z = _xnp.astype(z, _xnp.complex64 if z.dtype == _xnp.float32 else _xnp.complex128)
+    n_default = 2 * (z.shape[fa] - 1) if input_onesided else z.shape[fa]
+    nperseg = _operator.index(nperseg or n_default)
+    if nperseg < 1:
+        raise ValueError("nperseg must be a positive integer")
+    if nfft is None:
+        nfft = n_default + (1 if input_onesided and nperseg == n_default + 1 else 0)
+    nfft = _operator.index(nfft)
+    if nfft < nperseg:
+        raise ValueError(f"istft: the FFT length ({nfft}) must be at least nperseg ({nperseg})")
+    noverlap = _operator.index(noverlap or nperseg // 2)
+    if noverlap >= nperseg:
+        raise ValueError("noverlap must be less than nperseg")
+    step = nperseg - noverlap
+    if (fa, ta) != (nd - 2, nd - 1):
+        outer = tuple(i for i in range(nd) if i not in (fa, ta))
+        z = _xnp.permute_dims(z, outer + (fa, ta))
+    frames = (_xnp.fft.irfft if input_onesided else _xnp.fft.ifft)(z, n=nfft, axis=-2)
+    frames = _xnp.matrix_transpose(frames[..., :nperseg, :])                 # (..., F, L)
+    real = _np.float32 if str(frames.dtype) in ("float32", "complex64") else _np.float64
+    if isinstance(window, (str, tuple)):
+        win, _ = _window(window, nperseg, nperseg, real)
+    else:
+        win = _np.asarray(window, dtype=real)
+        if win.ndim != 1:
+            raise ValueError("window must be 1-D")
+        if win.shape[0] != nperseg:
+            raise ValueError(f"window must have length {nperseg}")
+    xp, dev = _backend_of(frames), _xnp._device_of(frames)
+    w = xp.asarray(win * win.sum(), device=dev)        # the 'spectrum' scaling, then the window
+    x = _overlap_add(_xnp.multiply(frames, w), step)
+    norm = _ola_np(win * win, frames.shape[-2], step)
+    if boundary:
+        h = nperseg // 2
+        x = x[..., h:x.shape[-1] - h]
+        norm = norm[h:norm.shape[0] - h]
+    norm = _np.where(norm > 1e-10, norm, 1.0)
+    x = _xnp.divide(x, xp.asarray(norm.astype(real), device=dev))
+    if x.ndim > 1 and ta != nd - 1:
+        x = _xnp.moveaxis(x, -1, ta - 1 if fa < ta else ta)
+    t = xp.asarray((_np.arange(x.shape[-1] if x.ndim == 1 or ta == nd - 1 else
+                               x.shape[ta - 1 if fa < ta else ta]) / float(fs)).astype(real),
+                   device=dev)
+    return t, x
+
+
+def _ola_np(w2, nframes, step):
+    """The overlap-add of ``nframes`` copies of ``w2`` (numpy)."""
+    out = _np.zeros(step * (nframes - 1) + w2.shape[0])
+    for f in range(nframes):
+        out[f * step:f * step + w2.shape[0]] += w2
+    return out
