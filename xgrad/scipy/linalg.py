@@ -28,8 +28,10 @@ backends come for free; there are no rows of its own.
   concrete arrays, numpy-backed); as in JAX they have no derivative, and a
   traced argument raises.
 
-Not here: ``eigh_tridiagonal``'s ``select``/``select_range``/``tol``/``key``
-options beyond ``select='a'``, ``qr(pivoting=True)``, ``qr_multiply(pivoting=True)``.
+Not here: ``eigh_tridiagonal`` with ``select`` other than 'a',
+``qr(pivoting=True)``, ``qr_multiply(pivoting=True)``, ``funm(disp=False)``;
+as in JAX, ``eigh`` only for the standard problem and ``sqrtm`` only with
+``blocksize=1``.
 
 >>> import numpy as np, xgrad, xgrad.numpy as xnp, xgrad.scipy as xsp
 >>> round(float(xsp.linalg.expm(np.eye(2))[0, 0]), 6)
