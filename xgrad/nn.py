@@ -181,17 +181,9 @@ def sigmoid(x):
 
 
 def softplus(x):
-    """``log(1 + exp(x))``, computed as ``max(x, 0) + log1p(exp(-|x|))``.
-
-    NB: JAX's ``logaddexp(x, 0)`` gives the same values, but its second
-    derivative is ``exp(x - ans) (1 - exp(x - ans))``, which is 0 for
-    ``x > 37`` in float64 where the true one is about ``exp(-x)``; here each
-    order is a product of ``exp(-|x|)`` factors, accurate for every x.
-    """
-    x = _arr(x, "softplus")
-    pos = x > 0
-    m = _where(pos, -x, x)                    # -|x|, with slope +1 at 0
-    return _relu(x) + _xnp.log1p(_xnp.exp(m))
+    """``log(1 + exp(x))`` (``xgrad.numpy.special.softplus``: every order of
+    derivative accurate, see there)."""
+    return _sp.softplus(_arr(x, "softplus"))
 
 
 def log_sigmoid(x):

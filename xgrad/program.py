@@ -264,8 +264,13 @@ class StageTrace(_Trace):
             x = x.primal
         if not _is_inexact(x.dtype):
             return True
-        sq = x if _is_complex(x.dtype) else _bind(_RULES["multiply"], x, x)
-        total = _bind(_RULES["sum"], sq, axis=None, dtype=None, keepdims=False)
+        n = 1
+        for d in x.shape:
+            n *= d
+        v = _bind(_RULES["reshape"], x, shape=(n,))
+        # as core.all_finite: a dot product with itself (no temporary), or a sum
+        total = _bind(_RULES["sum"], v, axis=None, dtype=None, keepdims=False) \
+            if _is_complex(x.dtype) else _bind(_RULES["matmul"], v, v)
         return bool(_bind(_RULES["isfinite"], total))
 
     def process_primitive(self, prim, args, params):

@@ -255,9 +255,21 @@ def log_expit(x):
 
 
 def softplus(x):
-    """``log(1 + exp(x))`` (``jax.nn.softplus``); its derivative is
-    ``expit(x)``, without overflow for large x."""
-    return _xnp.logaddexp(_float(x), 0.0)
+    """``log(1 + exp(x))`` (``jax.nn.softplus``), computed as
+    ``max(x, 0) + log1p(exp(-|x|))``: no overflow, and its derivative
+    ``expit(x)``.
+
+    NB: JAX's ``logaddexp(x, 0)`` gives the same values, but its second
+    derivative is ``exp(x - ans) (1 - exp(x - ans))``, which is 0 for
+    ``x > 37`` in float64 where the true one is about ``exp(-x)``; here each
+    order is a product of ``exp(-|x|)`` factors, accurate for every x.
+    """
+    x = _float(x)
+    if type(x) in _SCALAR_TYPES:
+        x = _xnp.asarray(x)
+    pos = x > 0
+    # -|x| with slope +1 at 0, and max(x, 0) with slope 0 there (relu's): 1/2 at 0
+    return _xnp.where(pos, x, 0.0) + _xnp.log1p(_xnp.exp(_xnp.where(pos, -x, x)))
 
 
 # ----- x log y and entropies -----

@@ -241,8 +241,10 @@ def _device(x):
 
 def _same(xp, a, b):
     """Whether a replayed value equals a guard's (NaN equals NaN)."""
-    if type(b) in _SCALARS:
-        return a == b or (a != a and b != b)
+    if type(b) in _SCALARS or getattr(b, "ndim", None) == 0:     # the common case: a flag
+        if getattr(a, "ndim", 0) != 0 or getattr(a, "dtype", None) != getattr(b, "dtype", None):
+            return False
+        return bool(a == b) or bool(a != a and b != b)
     if tuple(a.shape) != tuple(b.shape) or a.dtype != b.dtype:
         return False
     eq = a == b
