@@ -230,9 +230,14 @@ def _norm_axis(axis, ndim, fname="axis"):
 _sum_p, _prod_p, _max_p, _min_p = _P["sum"], _P["prod"], _P["max"], _P["min"]
 
 
+class _OutNotSupported(NotImplementedError, TypeError):
+    """``out=`` given: NotImplementedError as in JAX (and a TypeError, as
+    the ndarray methods of traced values have always raised)."""
+
+
 def _no_out(fname, out):
     if out is not None:
-        raise NotImplementedError(f"{fname}: the out argument is not supported (arrays are "
+        raise _OutNotSupported(f"{fname}: the out argument is not supported (arrays are "
                                   "immutable, as in JAX); use the returned array")
 
 
