@@ -400,7 +400,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
 
 
 def _arg_reduce(p):
-    def f(a, axis=None, out=None, keepdims=None):
+    def f(a, axis=None, out=None, keepdims=False):
         if out is not None:
             _no_out(p.name, out)
         return _bind(p, a, axis=axis, keepdims=bool(keepdims))
