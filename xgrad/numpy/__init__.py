@@ -1271,12 +1271,9 @@ def can_cast(from_, to, casting="safe"):
     xp = _dt_xp(from_, to)
     f = from_.dtype if _is_array(from_) else from_
     if casting != "safe":
-        return _np.can_cast(_np.dtype(_dtype_name(f)), _np.dtype(_dtype_name(to)), casting)
+        return _np.can_cast(_dtype_in(_np, f), _dtype_in(_np, to), casting=casting)
     return xp.can_cast(_dtype_in(xp, f), _dtype_in(xp, to))
 
-
-def _dtype_name(dt):
-    return str(getattr(dt, "name", dt)).rsplit(".", 1)[-1]
 
 
 class _finfo:
