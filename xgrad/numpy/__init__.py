@@ -164,6 +164,7 @@ def round(a, decimals=0, out=None):  # noqa: A001
         return _round0(a)
     _no_out("round", out)
     decimals = _operator_index(decimals)
+    a = asarray(a) if type(a) in _SCALAR_TYPES else a                          # noqa: F821
     if isdtype(a.dtype, "integral"):
         if decimals < 0:
             raise NotImplementedError("integer round not implemented for decimals < 0")
