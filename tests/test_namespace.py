@@ -22,7 +22,17 @@ def test_version():
 
 
 # --------------------------------------------------------------------------
-# signatures: names, kinds (positional-only, keyword-only) and plain defaults
+# signatures: every call the standard's signature allows is allowed by
+# xgrad's, with the same meaning. xgrad.numpy also has jax.numpy's
+# signatures (positional axes, extra keywords), so the check is
+# compatibility, not equality:
+# - a positional-only standard parameter is positional in xgrad, at the
+#   same position (its name may differ: jax's ``a`` for the standard's ``x``);
+# - a positional-or-keyword one is too, under the same name;
+# - a keyword-only one exists in xgrad under its name, accepting a keyword,
+#   with the same default, or None where None means "not given" (as in JAX:
+#   ``correction=None`` is ``ddof``, ``norm=None`` is "backward");
+# - xgrad has no required parameter the standard lacks.
 
 _NOT_STANDARD = {"ArrayAPIStrictFlags", "Device", "set_array_api_strict_flags",
                  "get_array_api_strict_flags", "reset_array_api_strict_flags"}
@@ -32,17 +42,17 @@ STANDARD = sorted([n for n in array_api_strict.__all__
                    and (not n.startswith("_") or n == "__array_namespace_info__")]
                   + [f"{ext}.{n}" for ext in ("linalg", "fft")
                      for n in getattr(array_api_strict, ext).__all__])
-# mismatches in files other than numpy/_extra.py (see docs/coverage.md)
-KNOWN = {}   # name -> reason, for a known signature difference
+KNOWN = {}   # name -> reason, for a known incompatibility
+
+_P = inspect.Parameter
+_POSITIONAL = (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD)
+# the standard's default -> xgrad's (jax's spelling of the same default)
+_SAME_DEFAULT = {("correction", 0.0): None, ("norm", "backward"): None, ("step", 1): None}
 
 
-def _params(f):
-    out = []
-    for p in inspect.signature(f).parameters.values():
-        d = p.default
-        plain = d is inspect.Parameter.empty or d is None or isinstance(d, (bool, int, float, str))
-        out.append((p.name, p.kind, d if plain else "<sentinel>"))
-    return out
+def _plain(d):
+    plain = d is _P.empty or d is None or isinstance(d, (bool, int, float, str))
+    return d if plain else "<sentinel>"
 
 
 def _get(mod, dotted):
@@ -51,17 +61,77 @@ def _get(mod, dotted):
     return mod
 
 
+def _incompatibilities(ref, got):
+    """What calls ``ref``'s signature allows that ``got``'s does not."""
+    rp = list(inspect.signature(ref).parameters.values())
+    gp = list(inspect.signature(got).parameters.values())
+    gvar = any(p.kind == _P.VAR_POSITIONAL for p in gp)
+    gpos = [p for p in gp if p.kind in _POSITIONAL]
+    gby = {p.name: p for p in gp}
+    bad = []
+    for i, p in enumerate(q for q in rp if q.kind in _POSITIONAL):
+        if i >= len(gpos):
+            if not gvar:
+                bad.append(f"{p.name}: no positional slot {i}")
+            continue
+        g = gpos[i]
+        if p.kind == _P.POSITIONAL_OR_KEYWORD and (g.name != p.name or g.kind != p.kind):
+            bad.append(f"{p.name}: positional-or-keyword in the standard, {g} here")
+        if p.default is not _P.empty and g.default is _P.empty:
+            bad.append(f"{p.name}: optional in the standard, required here")
+    for p in rp:
+        if p.kind == _P.VAR_POSITIONAL and not gvar:
+            bad.append(f"*{p.name}: no *args here")
+        if p.kind != _P.KEYWORD_ONLY:
+            continue
+        g = gby.get(p.name)
+        if g is None or g.kind not in (_P.KEYWORD_ONLY, _P.POSITIONAL_OR_KEYWORD):
+            bad.append(f"{p.name}: no keyword {p.name} here")
+            continue
+        d, gd = _plain(p.default), _plain(g.default)
+        if d == "<sentinel>":           # array_api_strict's "not given"
+            d = None
+        if gd != d and not (gd is None and _SAME_DEFAULT.get((p.name, d), 0) is None) \
+                and not (gd is None and d is _P.empty):
+            bad.append(f"{p.name}: default {d!r} in the standard, {gd!r} here")
+    names = {p.name for p in rp}
+    npos = sum(1 for p in rp if p.kind in _POSITIONAL)
+    for i, g in enumerate(gp):
+        required = g.default is _P.empty and g.kind not in (_P.VAR_POSITIONAL, _P.VAR_KEYWORD)
+        if required and not (g.kind in _POSITIONAL and i < npos) and g.name not in names:
+            bad.append(f"{g.name}: required here, not in the standard")
+    return bad
+
+
 @pytest.mark.parametrize("name", STANDARD)
 def test_signature(name):
-    assert _get(xnp, name) is not None, f"xgrad.numpy lacks the standard function {name}"
-    if name in KNOWN and _params(_get(xnp, name)) != _params(_get(array_api_strict, name)):
+    got, ref = _get(xnp, name), _get(array_api_strict, name)
+    assert got is not None, f"xgrad.numpy lacks the standard function {name}"
+    bad = _incompatibilities(ref, got)
+    if name in KNOWN and bad:
         pytest.xfail(KNOWN[name])
-    ref = _params(_get(array_api_strict, name))
-    got = _params(_get(xnp, name))
-    # array_api_strict marks "not given" with a sentinel; None is the standard's default
-    got = [(n, k, "<sentinel>" if any(r[0] == n and r[2] == "<sentinel>" for r in ref) else d)
-           for n, k, d in got]
-    assert got == ref
+    assert not bad, f"{name}{inspect.signature(got)} vs the standard's {inspect.signature(ref)}: {bad}"
+
+
+def test_signature_check_catches_incompatibilities():
+    def std(x, /, *, axis=None, keepdims=False):
+        pass
+
+    def ok(a, axis=None, out=None, keepdims=False, *, where=None):
+        pass
+
+    def no_kw(x, /, axis=None):
+        pass
+
+    def extra_required(x, /, y, *, axis=None, keepdims=False):
+        pass
+
+    def other_default(x, /, *, axis=None, keepdims=True):
+        pass
+    assert _incompatibilities(std, ok) == []
+    assert _incompatibilities(std, no_kw)
+    assert _incompatibilities(std, extra_required)
+    assert _incompatibilities(std, other_default)
 
 
 # --------------------------------------------------------------------------

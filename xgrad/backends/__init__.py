@@ -90,7 +90,7 @@ def backend_of(x):
 # dtypes across backends: the same dtype has a different object per backend
 
 _DTYPE_NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
-                "uint32", "uint64", "float32", "float64", "complex64", "complex128")
+                "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128")
 _dtype_cache: dict = {}
 
 

@@ -55,7 +55,23 @@ from ..rules import indexing as _r4, linalg as _r5  # noqa: E402,F401
 _ns_get = _type_namespaces.get
 
 
+# jax.numpy's ufuncs among the table's functions: they take ``out=None`` and
+# ``where=None`` (anything else raises NotImplementedError, as in JAX)
+_UFUNCS = frozenset({"add", "subtract", "multiply", "maximum", "minimum", "bitwise_and",
+                     "bitwise_or", "bitwise_xor", "logical_and", "logical_or", "logical_xor",
+                     "logaddexp", "negative"})
+
+
+def _ufunc_args(name, out, where):
+    if out is not None:
+        raise NotImplementedError(f"{name}: the out argument is not supported (as in JAX)")
+    if where is not None:
+        raise NotImplementedError(f"{name}: the where argument is not supported (as in JAX)")
+
+
 def _unary(name):
+    if name in _UFUNCS:
+        return _unary_ufunc(name)
     p = _P[name]
 
     def f(x, /):
@@ -75,10 +91,35 @@ def _unary(name):
     return f
 
 
+def _unary_ufunc(name):
+    p = _P[name]
+
+    def f(x, /, out=None, where=None):
+        if out is not None or where is not None:
+            _ufunc_args(name, out, where)
+        xp = _ns_get(type(x), False)
+        if xp:
+            out = p.impl(xp, x)
+            if (chk := _core._checker) is not None:
+                chk.check(p, (x,), out)
+            return out
+        if xp is False and isinstance(x, _Tracer):
+            t = x._trace
+            if t.alive:
+                return t.process_primitive(p, (x,), {})
+        return _bind(p, x)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = (f"Elementwise ``{name}`` (array API); differentiable: {p.jvp is not None}. "
+                 "``out`` and ``where`` must be None (as in JAX).")
+    return f
+
+
 def _binary(name):
     p = _P[name]
 
-    def f(x1, x2, /):
+    def f(x1, x2, /, out=None, where=None):
+        if out is not None or where is not None:
+            _ufunc_args(name, out, where)
         a = _ns_get(type(x1), False)
         b = _ns_get(type(x2), False)
         if a is not False and b is not False and (a or b) and (a is b or a is None or b is None):
@@ -100,6 +141,7 @@ def _binary(name):
         return _bind(p, x1, x2)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise ``{name}`` (array API, broadcasting); differentiable: {p.jvp is not None}."
+    f.__doc__ += " ``out`` and ``where`` must be None (as in JAX's ufuncs)."
     return f
 
 
@@ -111,11 +153,43 @@ for _n, _p in list(_P.items()):
 del _n, _p
 
 _where_p = _P["where"]
+_round0 = round      # noqa: F821  (the table's, the array API's)
 
 
-def where(condition, x1, x2, /):
-    """Elementwise select; differentiable in ``x1`` and ``x2``."""
-    return _bind(_where_p, condition, x1, x2)
+def round(a, decimals=0, out=None):  # noqa: A001
+    """Round to ``decimals`` decimal places (half to even); no derivative
+    (zero almost everywhere). ``decimals < 0`` on integers is not
+    implemented (as in JAX)."""
+    if decimals == 0 and out is None:
+        return _round0(a)
+    _no_out("round", out)
+    decimals = _operator_index(decimals)
+    a = asarray(a) if type(a) in _SCALAR_TYPES else a                          # noqa: F821
+    if isdtype(a.dtype, "integral"):
+        if decimals < 0:
+            raise NotImplementedError("integer round not implemented for decimals < 0")
+        return a
+    if isdtype(a.dtype, "complex floating"):
+        return _round_dec(real(a), decimals) + 1j * _round_dec(imag(a), decimals)  # noqa: F821
+    return _round_dec(a, decimals)
+
+
+def _round_dec(a, decimals):
+    f = 10.0 ** decimals
+    return _round0(a * f) / f
+
+
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    """Elementwise select; differentiable in ``x`` and ``y``. With the
+    condition only, ``nonzero(condition, size=size, fill_value=fill_value)``
+    (JAX)."""
+    if x is None or y is None:
+        if x is not None or y is not None:
+            raise ValueError("where: give both x and y, or neither")
+        return nonzero(condition, size=size, fill_value=fill_value)        # noqa: F821
+    if size is not None or fill_value is not None:
+        raise ValueError("where: size and fill_value are only used with the condition alone")
+    return _bind(_where_p, condition, x, y)
 
 
 def clip(x, /, min=None, max=None):  # noqa: A002
@@ -157,24 +231,102 @@ def _norm_axis(axis, ndim, fname="axis"):
 _sum_p, _prod_p, _max_p, _min_p = _P["sum"], _P["prod"], _P["max"], _P["min"]
 
 
-def sum(x, /, *, axis=None, dtype=None, keepdims=False):  # noqa: A001
-    """Sum over ``axis`` (all axes by default)."""
-    return _bind(_sum_p, x, axis=_norm_axis(axis, _ndim(x)), dtype=dtype, keepdims=keepdims)
+class _OutNotSupported(NotImplementedError, TypeError):
+    """``out=`` given: NotImplementedError as in JAX (and a TypeError, as
+    the ndarray methods of traced values have always raised)."""
 
 
-def prod(x, /, *, axis=None, dtype=None, keepdims=False):
-    """Product over ``axis``; the derivative is exact where entries are zero."""
-    return _bind(_prod_p, x, axis=_norm_axis(axis, _ndim(x)), dtype=dtype, keepdims=keepdims)
+def _no_out(fname, out):
+    if out is not None:
+        raise _OutNotSupported(f"{fname}: the out argument is not supported (arrays are "
+                                  "immutable, as in JAX); use the returned array")
 
 
-def max(x, /, *, axis=None, keepdims=False):  # noqa: A001
-    """Maximum over ``axis``; tied maxima share the derivative equally (JAX)."""
-    return _bind(_max_p, x, axis=_norm_axis(axis, _ndim(x)), keepdims=keepdims)
+def _masked_reduce(fname, a, axis, keepdims, initial, where, fill, combine, red, **kw):
+    """``red`` (a reduction primitive's function) of ``a`` with JAX's
+    ``where=`` (entries outside the mask count as ``fill``, the reduction's
+    identity) and ``initial=`` (combined with the result by ``combine``)."""
+    if where is not None:
+        if fill is None and initial is None:
+            raise ValueError(f"{fname}: reduction operation {fname} does not have an identity, "
+                             "so to use a where mask one has to specify 'initial'")
+        a = asarray(a) if type(a) in _SCALAR_TYPES else a                # noqa: F821
+        if fill is None:
+            fill = _extreme(a.dtype, fname == "max")
+        a = _where3(where, a, fill)
+    out = red(a, axis=axis, keepdims=keepdims, **kw)
+    if initial is not None:
+        init = asarray(initial, dtype=out.dtype) if not isinstance(initial, _Tracer) \
+            else astype(initial, out.dtype)                                # noqa: F821
+        out = combine(init, out)
+    return out
 
 
-def min(x, /, *, axis=None, keepdims=False):  # noqa: A001
-    """Minimum over ``axis``; tied minima share the derivative equally (JAX)."""
-    return _bind(_min_p, x, axis=_norm_axis(axis, _ndim(x)), keepdims=keepdims)
+def _extreme(dt, lowest):
+    """The identity of max (``lowest``) or min for dtype ``dt``: -inf/inf, or
+    the integer extremes."""
+    if isdtype(dt, "real floating"):
+        return -_math.inf if lowest else _math.inf
+    if isdtype(dt, "bool"):
+        return not lowest
+    info = iinfo(dt)
+    return info.min if lowest else info.max
+
+
+def _where3(c, x, y):
+    """``where(c, x, y)`` keeping ``x``'s dtype when ``y`` is a Python scalar."""
+    out = _bind(_where_p, c, x, y)
+    if type(y) in _SCALAR_TYPES and out.dtype != x.dtype:
+        out = astype(out, x.dtype)                                          # noqa: F821
+    return out
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None,  # noqa: A001
+        where=None, promote_integers=True):
+    """Sum over ``axis`` (all axes by default); ``where`` masks entries out,
+    ``initial`` is added, and ``promote_integers=False`` keeps an integer
+    input's dtype (JAX)."""
+    if out is not None or initial is not None or where is not None or not promote_integers:
+        _no_out("sum", out)
+        a = asarray(a) if type(a) in _SCALAR_TYPES else a                      # noqa: F821
+        if not promote_integers and dtype is None and isdtype(a.dtype, "integral"):
+            dtype = a.dtype
+        return _masked_reduce("sum", a, axis, keepdims, initial, where, 0, add, sum,  # noqa: F821
+                              dtype=dtype)
+    return _bind(_sum_p, a, axis=_norm_axis(axis, _ndim(a)), dtype=dtype, keepdims=keepdims)
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
+         promote_integers=True):
+    """Product over ``axis``; the derivative is exact where entries are zero.
+    ``where``, ``initial`` and ``promote_integers`` as in ``sum``."""
+    if out is not None or initial is not None or where is not None or not promote_integers:
+        _no_out("prod", out)
+        a = asarray(a) if type(a) in _SCALAR_TYPES else a                      # noqa: F821
+        if not promote_integers and dtype is None and isdtype(a.dtype, "integral"):
+            dtype = a.dtype
+        return _masked_reduce("prod", a, axis, keepdims, initial, where, 1, multiply,  # noqa: F821
+                              prod, dtype=dtype)
+    return _bind(_prod_p, a, axis=_norm_axis(axis, _ndim(a)), dtype=dtype, keepdims=keepdims)
+
+
+def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+    """Maximum over ``axis``; tied maxima share the derivative equally (JAX).
+    ``where`` masks entries out (it needs ``initial``), ``initial`` is a lower
+    bound for the result."""
+    if out is not None or initial is not None or where is not None:
+        _no_out("max", out)
+        return _masked_reduce("max", a, axis, keepdims, initial, where, None, maximum, max)  # noqa: F821
+    return _bind(_max_p, a, axis=_norm_axis(axis, _ndim(a)), keepdims=keepdims)
+
+
+def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+    """Minimum over ``axis``; tied minima share the derivative equally (JAX).
+    ``where`` and ``initial`` as in ``max``."""
+    if out is not None or initial is not None or where is not None:
+        _no_out("min", out)
+        return _masked_reduce("min", a, axis, keepdims, initial, where, None, minimum, min)  # noqa: F821
+    return _bind(_min_p, a, axis=_norm_axis(axis, _ndim(a)), keepdims=keepdims)
 
 
 def _count(x, axis):
@@ -184,43 +336,104 @@ def _count(x, axis):
     return n
 
 
-def mean(x, /, *, axis=None, keepdims=False):
-    """Arithmetic mean over ``axis``."""
-    ax = _norm_axis(axis, _ndim(x))
-    return sum(x, axis=ax, keepdims=keepdims) / _count(x, ax)
+def _mask_count(a, ax, keepdims, where):
+    """The number of entries of ``a`` that ``where`` selects, per reduced position."""
+    m = broadcast_to(astype(where, _float_like(a)), tuple(a.shape))          # noqa: F821
+    return sum(m, axis=ax, keepdims=keepdims)
 
 
-def var(x, /, *, axis=None, correction=0.0, keepdims=False):
-    """Variance over ``axis`` with ``correction`` degrees of freedom removed."""
-    ax = _norm_axis(axis, _ndim(x))
-    d = x - mean(x, axis=ax, keepdims=True)
-    return sum(d * d, axis=ax, keepdims=keepdims) / _builtins.max(_count(x, ax) - correction, 0)
+def _float_like(a):
+    dt = a.dtype
+    return dt if isdtype(dt, ("real floating", "complex floating")) else \
+        _dtype_in(_backend_of(a), "float64")
 
 
-def std(x, /, *, axis=None, correction=0.0, keepdims=False):
-    """Standard deviation over ``axis``."""
-    return sqrt(var(x, axis=axis, correction=correction, keepdims=keepdims))
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    """Arithmetic mean over ``axis``; ``where`` averages the selected entries only."""
+    if out is not None or dtype is not None:
+        _no_out("mean", out)
+        if dtype is not None:
+            a = astype(a, dtype)                                              # noqa: F821
+    ax = _norm_axis(axis, _ndim(a))
+    if where is not None:
+        return sum(a, axis=ax, keepdims=keepdims, where=where) / _mask_count(a, ax, keepdims, where)
+    return sum(a, axis=ax, keepdims=keepdims) / _count(a, ax)
+
+
+_mean = mean
+
+
+def _correction(fname, ddof, correction):
+    if correction is None:
+        return ddof
+    if ddof != 0:
+        raise ValueError(f"{fname}: ddof and correction can't be provided simultaneously")
+    return correction
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
+        correction=None):
+    """Variance over ``axis`` with ``ddof`` (or the standard's ``correction``)
+    degrees of freedom removed; ``where`` selects entries, ``mean`` is a
+    precomputed mean (broadcastable as with ``keepdims=True``)."""
+    _no_out("var", out)
+    corr = _correction("var", ddof, correction)
+    if dtype is not None:
+        a = astype(a, dtype)                                                  # noqa: F821
+    ax = _norm_axis(axis, _ndim(a))
+    m = _mean(a, axis=ax, keepdims=True, where=where) if mean is None else mean
+    d = a - m
+    if isdtype(d.dtype, "complex floating"):
+        d2 = real(d * conj(d))                                                # noqa: F821
+    else:
+        d2 = d * d
+    if where is None:
+        return sum(d2, axis=ax, keepdims=keepdims) / _builtins.max(_count(a, ax) - corr, 0)
+    return sum(d2, axis=ax, keepdims=keepdims, where=where) / (
+        _mask_count(a, ax, keepdims, where) - corr)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
+        correction=None):
+    """Standard deviation over ``axis`` (arguments as in ``var``)."""
+    return sqrt(var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,  # noqa: F821
+                    where=where, mean=mean, correction=correction))
 
 
 def _arg_reduce(p):
-    def f(x, /, *, axis=None, keepdims=False):
-        return _bind(p, x, axis=axis, keepdims=keepdims)
-    f.__name__ = p.name
+    def f(a, axis=None, out=None, keepdims=False):
+        if out is not None:
+            _no_out(p.name, out)
+        return _bind(p, a, axis=axis, keepdims=bool(keepdims))
+    f.__name__ = f.__qualname__ = p.name
+    f.__doc__ = f"``{p.name}`` along ``axis`` (all axes flattened by default)."
     return f
 
 
 argmax, argmin = _arg_reduce(_P["argmax"]), _arg_reduce(_P["argmin"])
-all, any = _arg_reduce(_P["all"]), _arg_reduce(_P["any"])  # noqa: A001
+_all_p, _any_p = _P["all"], _P["any"]
 
 
-def _all_any_axis(f):
-    def g(x, /, *, axis=None, keepdims=False):
-        return f(x, axis=_norm_axis(axis, _ndim(x)), keepdims=keepdims)
-    g.__name__ = f.__name__
-    return g
+def all(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
+    """Whether all entries along ``axis`` are true (those ``where`` selects)."""
+    if out is not None or where is not None:
+        _no_out("all", out)
+        a = _as_bool(a)
+        a = logical_or(a, logical_not(where))                                 # noqa: F821
+    return _bind(_all_p, a, axis=_norm_axis(axis, _ndim(a)), keepdims=keepdims)
 
 
-all, any = _all_any_axis(all), _all_any_axis(any)  # noqa: A001
+def any(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
+    """Whether any entry along ``axis`` is true (of those ``where`` selects)."""
+    if out is not None or where is not None:
+        _no_out("any", out)
+        a = logical_and(_as_bool(a), where)                                   # noqa: F821
+    return _bind(_any_p, a, axis=_norm_axis(axis, _ndim(a)), keepdims=keepdims)
+
+
+def _as_bool(a):
+    a = asarray(a) if type(a) in _SCALAR_TYPES else a                          # noqa: F821
+    return a if isdtype(a.dtype, "bool") else not_equal(a, 0)                 # noqa: F821
 _cumsum_p = _P["cumulative_sum"]
 
 
@@ -247,8 +460,12 @@ _reshape_p, _permute_p, _bcast_p = _P["reshape"], _P["permute_dims"], _P["broadc
 _flip_p, _roll_p, _concat_p, _astype_p = _P["flip"], _P["roll"], _P["concat"], _P["astype"]
 
 
-def reshape(x, /, shape, *, copy=None):
-    """Reshape (one ``-1`` allowed)."""
+def reshape(a, shape, order="C", *, copy=None, out_sharding=None):
+    """Reshape (one ``-1`` allowed); ``order="F"`` reads and writes in
+    column-major order (JAX)."""
+    if order != "C":
+        return _reshape_order(a, shape, order)
+    x = a
     shape = (shape,) if isinstance(shape, int) else tuple(_operator_index(s) for s in shape)
     if -1 in shape:
         known = 1
@@ -260,6 +477,15 @@ def reshape(x, /, shape, *, copy=None):
     if tuple(x.shape) == shape and isinstance(x, _Tracer):
         return x
     return _bind(_reshape_p, x, shape=shape)
+
+
+def _reshape_order(a, shape, order):
+    if order != "F":
+        raise NotImplementedError(f"reshape: order={order!r} is not implemented (only 'C' and 'F')")
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    rev = tuple(range(_ndim(a)))[::-1]
+    out = reshape(permute_dims(a, rev), shape[::-1])
+    return permute_dims(out, tuple(range(_builtins.len(shape)))[::-1])
 
 
 def permute_dims(x, /, axes):
@@ -279,9 +505,10 @@ def matrix_transpose(x, /):
     return permute_dims(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
 
 
-def broadcast_to(x, /, shape):
-    """Broadcast ``x`` to ``shape``."""
-    shape = tuple(shape)
+def broadcast_to(array, shape, *, out_sharding=None):
+    """Broadcast ``array`` to ``shape``."""
+    x = array
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
     if tuple(x.shape) == shape:
         return x
     return _bind(_bcast_p, x, shape=shape)
@@ -304,9 +531,18 @@ def broadcast_shapes(*shapes):
     return tuple(out)
 
 
-def expand_dims(x, /, axis):
-    """Insert a size-1 axis at ``axis`` (an invalid axis raises IndexError,
-    as the standard asks)."""
+def expand_dims(a, axis):
+    """Insert a size-1 axis at ``axis`` (or at each of a tuple of axes, as
+    JAX; an invalid axis raises IndexError, as the standard asks)."""
+    x = a
+    if isinstance(axis, (tuple, list)):
+        nd = _ndim(x) + _builtins.len(axis)
+        try:
+            ax = _norm_axis(tuple(axis), nd)
+        except ValueError as err:
+            raise IndexError(f"expand_dims: {err}") from None
+        shape = iter(tuple(x.shape))
+        return reshape(x, tuple(1 if i in ax else next(shape) for i in range(nd)))
     nd = _ndim(x) + 1
     axis = _operator_index(axis)
     if not -nd <= axis < nd:
@@ -316,8 +552,11 @@ def expand_dims(x, /, axis):
     return reshape(x, shape[:axis] + (1,) + shape[axis:])
 
 
-def squeeze(x, /, axis):
-    """Remove size-1 axes ``axis``."""
+def squeeze(a, axis=None):
+    """Remove size-1 axes ``axis`` (all of them by default, as JAX)."""
+    x = a
+    if axis is None:
+        axis = tuple(i for i, n in enumerate(x.shape) if n == 1)
     ax = _norm_axis(axis, _ndim(x))
     for a in ax:
         if x.shape[a] != 1:
@@ -325,14 +564,15 @@ def squeeze(x, /, axis):
     return reshape(x, tuple(n for i, n in enumerate(x.shape) if i not in ax))
 
 
-def flip(x, /, *, axis=None):
+def flip(m, axis=None):
     """Reverse the order of elements along ``axis``."""
-    ax = _norm_axis(axis, _ndim(x))
-    return _bind(_flip_p, x, axis=ax)
+    ax = _norm_axis(axis, _ndim(m))
+    return _bind(_flip_p, m, axis=ax)
 
 
-def roll(x, /, shift, *, axis=None):
+def roll(a, shift, axis=None):
     """Roll elements along ``axis``."""
+    x = a
     if isinstance(shift, list):
         shift = tuple(shift)
     if isinstance(axis, list):
@@ -350,11 +590,22 @@ def concat(arrays, /, *, axis=0):
     return _bind(_concat_p, *arrays, axis=axis)
 
 
-def stack(arrays, /, *, axis=0):
-    """Join arrays along a new axis."""
+def concatenate(arrays, axis=0, dtype=None):
+    """Join arrays along an existing axis (``axis=None`` flattens first), as
+    ``concat``; ``dtype`` casts the inputs first (JAX)."""
+    if dtype is not None:
+        arrays = [astype(asarray(a), dtype) for a in arrays]                 # noqa: F821
+    return concat(arrays, axis=axis)
+
+
+def stack(arrays, axis=0, out=None, dtype=None):
+    """Join arrays along a new axis; ``dtype`` casts the inputs first (JAX)."""
+    _no_out("stack", out)
     arrays = tuple(arrays)
     if not arrays:
         raise ValueError("stack: need at least one array")
+    if dtype is not None:
+        arrays = [astype(asarray(a), dtype) for a in arrays]                 # noqa: F821
     return concat([expand_dims(a, axis=axis) for a in arrays], axis=axis)
 
 
@@ -377,12 +628,14 @@ def to_device(x, device, /, *, stream=None):
 _tril_p, _triu_p = _P["tril"], _P["triu"]
 
 
-def tril(x, /, *, k=0):
-    return _bind(_tril_p, x, k=k)
+def tril(m, k=0):
+    """The lower triangle (on and below diagonal ``k``) of the last two axes."""
+    return _bind(_tril_p, m, k=k)
 
 
-def triu(x, /, *, k=0):
-    return _bind(_triu_p, x, k=k)
+def triu(m, k=0):
+    """The upper triangle (on and above diagonal ``k``) of the last two axes."""
+    return _bind(_triu_p, m, k=k)
 
 
 # --------------------------------------------------------------------------
@@ -450,30 +703,124 @@ def _index_set(x, v, idx):
     return _bind(_index_set_p, x, v, idx=idx)
 
 
-def take(x, indices, /, *, axis=None):
-    """Elements of ``x`` at integer ``indices`` along ``axis``."""
-    if axis is None:
-        if _ndim(x) != 1:
-            raise ValueError("take: axis is required for arrays with ndim != 1")
-        axis = 0
-    axis = _norm_axis(axis, _ndim(x))[0]
-    return _getitem(x, (slice(None),) * axis + (indices,))
+def _fill_default(dt, fill_value):
+    """JAX's fill for out-of-bounds gathers: NaN (inexact), the most negative
+    (signed) or largest (unsigned) integer, True (bool)."""
+    if fill_value is not None:
+        return fill_value
+    if isdtype(dt, ("real floating", "complex floating")):
+        return _math.nan
+    if isdtype(dt, "bool"):
+        return True
+    info = iinfo(dt)
+    return info.min if isdtype(dt, "signed integer") else info.max
 
 
-def take_along_axis(x, indices, /, *, axis=-1):
-    nd = _ndim(x)
-    axis = _norm_axis(axis, nd)[0]
-    indices = _norm_index(indices)
-    xp = _backend_of(x)
-    idx = []
+def _idx_array(indices):
+    """Concrete integer ``indices`` as a backend array (None when they have
+    no concrete value: per-example indices under vmap)."""
+    try:
+        idx = _norm_index(indices)
+    except TypeError:
+        return None
+    if type(idx) in _SCALAR_TYPES:
+        idx = _np.asarray(idx)
+    return idx
+
+
+def _gather_mode(idx, n, mode, fname, wrap_negative=True):
+    """``(index, out-of-bounds mask or None)`` for JAX's gather modes on a
+    concrete index array ``idx`` into an axis of length ``n``."""
+    ixp = _backend_of(idx)
+    if mode == "wrap" and fname == "take":
+        return idx % n if n else idx, None
+    if mode in (None, "fill", "clip", "promise_in_bounds"):
+        if wrap_negative:
+            idx = ixp.where(idx < 0, idx + n, idx)
+        if mode == "clip" or mode == "promise_in_bounds":
+            return ixp.clip(idx, 0, _builtins.max(n - 1, 0)), None
+        oob = (idx < 0) | (idx >= n)
+        if not ixp.any(oob):
+            return idx, None
+        return ixp.where(oob, 0, idx), oob
+    raise ValueError(f"{fname}: invalid mode {mode!r} (expected 'fill', 'clip'"
+                     + (", 'wrap')" if fname == "take" else " or 'promise_in_bounds')"))
+
+
+def _outer_index(xp, shape, axis, idx):
+    """Integer index arrays, one per axis of an array of ``shape``, that pick
+    ``idx`` along ``axis`` and everything elsewhere (the result has the shape
+    ``shape[:axis] + idx.shape + shape[axis + 1:]``): ``x[:, idx]`` for
+    backends that allow integer arrays only with integer arrays."""
+    nd, r = _builtins.len(shape), _builtins.len(idx.shape)
+    out_nd = nd - 1 + r
+    parts = []
     for i in range(nd):
         if i == axis:
-            idx.append(indices)
+            parts.append(xp.reshape(idx, (1,) * axis + tuple(idx.shape) + (1,) * (nd - axis - 1)))
+            continue
+        pos = i if i < axis else i - 1 + r
+        s = [1] * out_nd
+        s[pos] = shape[i]
+        parts.append(xp.reshape(xp.arange(shape[i]), tuple(s)))
+    return tuple(parts)
+
+
+def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
+         indices_are_sorted=False, fill_value=None):
+    """Elements of ``a`` at integer ``indices`` along ``axis`` (of the
+    flattened ``a`` when ``axis`` is None). As in JAX, out-of-bounds
+    indices give ``fill_value`` (NaN for floats) by default; ``mode="clip"``
+    clamps them, ``mode="wrap"`` wraps them."""
+    _no_out("take", out)
+    x = a
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    nd = _ndim(x)
+    axis = _norm_axis(axis, nd)[0]
+    idx = _idx_array(indices)
+    if idx is None:                   # per-example indices under vmap
+        return _getitem(x, (slice(None),) * axis + (indices,))
+    idx, oob = _gather_mode(idx, x.shape[axis], mode if mode != "promise_in_bounds" else "x",
+                            "take", wrap_negative=mode != "clip")
+    if _backend_of(x) is _np:
+        res = _getitem(x, (slice(None),) * axis + (idx,))
+    else:                             # array_api_strict: integer arrays for every axis
+        res = _getitem(x, _outer_index(_backend_of(x), x.shape, axis, idx))
+    if oob is None:
+        return res
+    mask = _backend_of(oob).reshape(~oob, (1,) * axis + tuple(oob.shape) + (1,) * (nd - axis - 1))
+    return _where3(mask, res, _fill_default(x.dtype, fill_value))
+
+
+def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
+                    wrap_negative_indices=None):
+    """``arr`` at ``indices`` along ``axis`` (of the flattened ``arr`` when
+    ``axis`` is None), the other axes matched; out-of-bounds indices as in
+    ``take`` (``mode`` "fill", the default, or "clip")."""
+    x = arr
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    nd = _ndim(x)
+    axis = _norm_axis(axis, nd)[0]
+    idx = _idx_array(indices)
+    if idx is None:
+        raise TypeError("take_along_axis: indices without a concrete value are not supported")
+    idx, oob = _gather_mode(idx, x.shape[axis], mode, "take_along_axis",
+                            wrap_negative=wrap_negative_indices is not False)
+    xp = _backend_of(x)
+    parts = []
+    for i in range(nd):
+        if i == axis:
+            parts.append(idx)
         else:
             shape = [1] * nd
             shape[i] = x.shape[i]
-            idx.append(xp.reshape(xp.arange(x.shape[i]), tuple(shape)))
-    return _getitem(x, tuple(idx))
+            parts.append(xp.reshape(xp.arange(x.shape[i]), tuple(shape)))
+    res = _getitem(x, tuple(parts))
+    if oob is None:
+        return res
+    return _where3(~oob, res, _fill_default(x.dtype, fill_value))
 
 
 def _unbroadcast(g, shape):
@@ -496,15 +843,31 @@ def _unbroadcast(g, shape):
 _matmul_p = _P["matmul"]
 
 
-def matmul(x1, x2, /):
-    """Matrix product with broadcasting over leading axes (``@``)."""
-    if _ndim(x1) == 0 or _ndim(x2) == 0:
+def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
+    """Matrix product with broadcasting over leading axes (``@``).
+    ``preferred_element_type`` is the result dtype (the operands are cast to
+    it first); ``precision`` is accepted and ignored (backends compute at full
+    precision)."""
+    if preferred_element_type is not None:
+        a, b = _preferred(a, b, preferred_element_type)
+    if _ndim(a) == 0 or _ndim(b) == 0:
         raise ValueError("matmul: scalar operands are not allowed; use multiply")
-    return _bind(_matmul_p, x1, x2)
+    return _bind(_matmul_p, a, b)
 
 
-def tensordot(x1, x2, /, *, axes=2):
-    """Sum products over the given axes (a composite of permute, reshape, matmul)."""
+def _preferred(a, b, dtype):
+    """``a`` and ``b`` cast to ``dtype`` (the result dtype JAX's
+    ``preferred_element_type`` asks for)."""
+    return astype(asarray(a), dtype), astype(asarray(b), dtype)             # noqa: F821
+
+
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,
+              out_sharding=None):
+    """Sum products over the given axes (a composite of permute, reshape,
+    matmul); ``precision`` and ``preferred_element_type`` as in ``matmul``."""
+    if preferred_element_type is not None:
+        a, b = _preferred(a, b, preferred_element_type)
+    x1, x2 = a, b
     n1, n2 = _ndim(x1), _ndim(x2)
     if isinstance(axes, int):
         a1 = tuple(range(n1 - axes, n1))
@@ -530,10 +893,12 @@ def tensordot(x1, x2, /, *, axes=2):
     return reshape(matmul(m1, m2), s1 + s2)
 
 
-def vecdot(x1, x2, /, *, axis=-1):
+def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     """Dot product along ``axis`` (conjugating ``x1``), with broadcasting over
     the other axes; the contracted axes must have equal sizes (no
     broadcasting there), and the result keeps the promoted input dtype."""
+    if preferred_element_type is not None:
+        x1, x2 = _preferred(x1, x2, preferred_element_type)
     n1, n2 = _ndim(x1), _ndim(x2)
     n = _builtins.min(n1, n2)
     if axis >= 0 and n1 == n2:    # NB: beyond the standard (negative axes only)
@@ -546,13 +911,18 @@ def vecdot(x1, x2, /, *, axis=-1):
     return sum(multiply(conj(x1), x2), axis=axis, dtype=result_type(x1, x2))
 
 
-def outer(x1, x2, /):
-    return reshape(x1, (-1, 1)) * reshape(x2, (1, -1))
+def outer(a, b, out=None):
+    """Outer product of the flattened ``a`` and ``b``."""
+    _no_out("outer", out)
+    return reshape(a, (-1, 1)) * reshape(b, (1, -1))
 
 
-def dot(a, b, /):
+def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """NumPy's ``dot``: matmul for 1-D/2-D, sum over the last axis of ``a``
-    and the second-to-last of ``b`` otherwise."""
+    and the second-to-last of ``b`` otherwise (``precision`` and
+    ``preferred_element_type`` as in ``matmul``)."""
+    if preferred_element_type is not None:
+        a, b = _preferred(a, b, preferred_element_type)
     na, nb = _ndim(a), _ndim(b)
     if na == 0 or nb == 0:
         return multiply(a, b)
@@ -561,8 +931,11 @@ def dot(a, b, /):
     return tensordot(a, b, axes=((na - 1,), (_builtins.max(nb - 2, 0),)))
 
 
-def inner(a, b, /):
-    """Sum of products over the last axes (a plain product when either is a scalar)."""
+def inner(a, b, *, precision=None, preferred_element_type=None):
+    """Sum of products over the last axes (a plain product when either is a
+    scalar; ``precision`` and ``preferred_element_type`` as in ``matmul``)."""
+    if preferred_element_type is not None:
+        a, b = _preferred(a, b, preferred_element_type)
     if _ndim(a) == 0 or _ndim(b) == 0:
         return multiply(a, b)
     return tensordot(a, b, axes=((-1,), (-1,)))
@@ -594,39 +967,53 @@ def _make_creation(default=None):
     def _xp(dtype, device):
         return _creation_xp(dtype, device, default)
 
-    def zeros(shape, *, dtype=None, device=None):
+    def zeros(shape, dtype=None, *, device=None, out_sharding=None):
         xp = _xp(dtype, device)
         return xp.zeros(shape, dtype=_dtype_in(xp, dtype), **_dev(xp, device))
 
-    def ones(shape, *, dtype=None, device=None):
+    def ones(shape, dtype=None, *, device=None, out_sharding=None):
         xp = _xp(dtype, device)
         return xp.ones(shape, dtype=_dtype_in(xp, dtype), **_dev(xp, device))
 
-    def empty(shape, *, dtype=None, device=None):
+    def empty(shape, dtype=None, *, device=None, out_sharding=None):
         xp = _xp(dtype, device)
         return xp.empty(shape, dtype=_dtype_in(xp, dtype), **_dev(xp, device))
 
-    def full(shape, fill_value, *, dtype=None, device=None):
+    def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
         xp = _xp(dtype, device)
         if isinstance(fill_value, _Tracer):
             return broadcast_to(asarray(fill_value, dtype=dtype),
                                 tuple(shape) if not isinstance(shape, int) else (shape,))
         return xp.full(shape, fill_value, dtype=_dtype_in(xp, dtype), **_dev(xp, device))
 
-    def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
+    def eye(N, M=None, k=0, dtype=None, *, device=None):
         xp = _xp(dtype, device)
-        return xp.eye(n_rows, n_cols, k=k, dtype=_dtype_in(xp, dtype), **_dev(xp, device))
+        return xp.eye(N, M, k=k, dtype=_dtype_in(xp, dtype), **_dev(xp, device))
 
-    def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
+    def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
         xp = _xp(dtype, device)
-        return xp.arange(start, stop, step, dtype=_dtype_in(xp, dtype), **_dev(xp, device))
+        return xp.arange(start, stop, 1 if step is None else step, dtype=_dtype_in(xp, dtype),
+                         **_dev(xp, device))
 
-    def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
+    def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+                 device=None):
         xp = _xp(dtype, device)
-        return xp.linspace(start, stop, num, dtype=_dtype_in(xp, dtype), endpoint=endpoint,
-                           **_dev(xp, device))
+        num = _operator_index(num)
+        if num < 0:
+            raise ValueError(f"linspace: num={num} must be non-negative")
+        if type(start) in _SCALAR_TYPES and type(stop) in _SCALAR_TYPES:
+            out = xp.linspace(start, stop, num, dtype=_dtype_in(xp, dtype), endpoint=endpoint,
+                              **_dev(xp, device))
+            if not retstep:
+                return out
+            div = (num - 1) if endpoint else num
+            return out, (stop - start) / div if div > 0 else _math.nan
+        return _linspace_arrays(xp, start, stop, num, endpoint, retstep, dtype, axis)
 
-    def asarray(obj, /, *, dtype=None, device=None, copy=None):
+    def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=None):
+        if order not in (None, "C", "K", "A"):
+            raise NotImplementedError(f"asarray: order={order!r} is not supported (only 'C'/'K')")
+        obj = a
         if isinstance(obj, _Tracer):
             return obj if dtype is None else astype(obj, dtype)
         if isinstance(obj, (list, tuple)) and _has_tracer(obj):
@@ -639,8 +1026,44 @@ def _make_creation(default=None):
             xp = _xp(dtype, device)
         return xp.asarray(obj, dtype=_dtype_in(xp, dtype), copy=copy, **_dev(xp, device))
 
+    def array(object, dtype=None, *args, copy=True, order="K", ndmin=0, device=None,  # noqa: A002
+              out_sharding=None):
+        if args:
+            raise TypeError(f"array: too many positional arguments ({2 + len(args)})")
+        out = asarray(object, dtype, order, copy=copy if not isinstance(object, _Tracer) else None,
+                      device=device)
+        if ndmin > _ndim(out):
+            out = reshape(out, (1,) * (ndmin - _ndim(out)) + tuple(out.shape))
+        return out
+
     return dict(zeros=zeros, ones=ones, empty=empty, full=full, eye=eye, arange=arange,
-                linspace=linspace, asarray=asarray)
+                linspace=linspace, asarray=asarray, array=array)
+
+
+def _linspace_arrays(xp, start, stop, num, endpoint, retstep, dtype, axis):
+    """``linspace`` with array (or traced) end points: differentiable in
+    ``start`` and ``stop`` (JAX); the new axis is ``axis``."""
+    start, stop = asarray(start), asarray(stop)
+    if dtype is None:
+        dt = result_type(start, stop)
+        dtype = dt if isdtype(dt, ("real floating", "complex floating")) else \
+            _dtype_in(_backend_of(start), "float64")
+    start, stop = astype(start, dtype), astype(stop, dtype)                   # noqa: F821
+    shape = broadcast_shapes(tuple(start.shape), tuple(stop.shape))
+    start, stop = broadcast_to(start, shape), broadcast_to(stop, shape)
+    div = (num - 1) if endpoint else num
+    bxp = _backend_of(start)
+    t = bxp.arange(num, dtype=_dtype_in(bxp, dtype)) if num else bxp.zeros((0,), dtype=_dtype_in(bxp, dtype))
+    step = (stop - start) / div if div > 0 else (stop - start) * _math.nan
+    t = reshape(t, (num,) + (1,) * _builtins.len(shape))
+    out = expand_dims(start, 0) + t * expand_dims(step if div > 0 else stop - start, 0)
+    if endpoint and num > 1:
+        out = concat([out[:num - 1], expand_dims(stop, 0)], axis=0)
+    nd = _builtins.len(shape) + 1
+    axis = _norm_axis(axis, nd)[0]
+    if axis:
+        out = moveaxis(out, 0, axis)                                            # noqa: F821
+    return (out, step) if retstep else out
 
 
 def _has_tracer(obj):
@@ -685,6 +1108,7 @@ def _with_at_result(f):
 
 
 asarray = _with_at_result(asarray)                                       # noqa: F821
+array = _with_at_result(array)                                           # noqa: F821
 
 
 def _like_xp(x, dtype):
@@ -750,35 +1174,53 @@ _zeros_like_t, _ones_like_t = _plain_like(_zeros_like), _plain_like(_ones_like)
 _empty_like_t, _full_like_t = _plain_like(_empty_like), _plain_like(_full_like)
 
 
-def zeros_like(x, /, *, dtype=None, device=None):
-    """Zeros with the shape, dtype and device of ``x``: a constant (no
-    derivative). NB: for a traced ``x`` it is a traced constant, so that
-    ``w = zeros_like(x); w[i] = v`` records the write and differentiates."""
-    return _zeros_like_t(_like_arg(x), dtype=dtype, device=device)
+def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
+    """Zeros with the shape, dtype and device of ``a`` (or ``shape``,
+    ``dtype``): a constant (no derivative). NB: for a traced ``a`` it is a
+    traced constant, so that ``w = zeros_like(a); w[i] = v`` records the
+    write and differentiates."""
+    a = _like_arg(a)
+    if shape is not None:
+        return zeros(shape, a.dtype if dtype is None else dtype, device=device)   # noqa: F821
+    return _zeros_like_t(a, dtype=dtype, device=device)
 
 
-def ones_like(x, /, *, dtype=None, device=None):
-    """Ones with the shape, dtype and device of ``x`` (a constant; traced
-    for a traced ``x``, as ``zeros_like``)."""
-    return _ones_like_t(_like_arg(x), dtype=dtype, device=device)
+def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
+    """Ones with the shape, dtype and device of ``a`` (a constant; traced
+    for a traced ``a``, as ``zeros_like``)."""
+    a = _like_arg(a)
+    if shape is not None:
+        return ones(shape, a.dtype if dtype is None else dtype, device=device)    # noqa: F821
+    return _ones_like_t(a, dtype=dtype, device=device)
 
 
-def empty_like(x, /, *, dtype=None, device=None):
-    """An uninitialised array like ``x`` (traced for a traced ``x``, as ``zeros_like``)."""
-    return _empty_like_t(_like_arg(x), dtype=dtype, device=device)
+def empty_like(prototype, dtype=None, shape=None, *, device=None):
+    """An uninitialised array like ``prototype`` (traced for a traced one, as ``zeros_like``)."""
+    a = _like_arg(prototype)
+    if shape is not None:
+        return empty(shape, a.dtype if dtype is None else dtype, device=device)   # noqa: F821
+    return _empty_like_t(a, dtype=dtype, device=device)
 
 
-def full_like(x, /, fill_value, *, dtype=None, device=None):
-    """``fill_value`` everywhere, like ``x`` (traced for a traced ``x``, as
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
+    """``fill_value`` everywhere, like ``a`` (traced for a traced ``a``, as
     ``zeros_like``; a traced ``fill_value`` is differentiated)."""
-    x = _like_arg(x)
+    x = _like_arg(a)
+    if shape is not None:
+        return full(shape, fill_value, x.dtype if dtype is None else dtype,       # noqa: F821
+                    device=device)
     if isinstance(fill_value, _Tracer):
         return add(_zeros_like_t(x, dtype=dtype, device=device), fill_value)   # noqa: F821
     return _full_like_t(x, fill_value, dtype=dtype, device=device)
 
 
-def meshgrid(*arrays, indexing="xy"):
-    """Coordinate grids (differentiable in the input vectors)."""
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """Coordinate grids (differentiable in the input vectors); ``sparse``
+    keeps size-1 axes instead of broadcasting; ``copy`` is ignored (arrays
+    are immutable)."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing={indexing!r} must be 'xy' or 'ij'")
+    arrays = [reshape(a, (-1,)) for a in xi]
     n = _builtins.len(arrays)
     shape = [a.shape[0] for a in arrays]
     if indexing == "xy" and n >= 2:
@@ -790,7 +1232,8 @@ def meshgrid(*arrays, indexing="xy"):
             pos = 1 - i
         s = [1] * n
         s[pos] = a.shape[0]
-        out.append(broadcast_to(reshape(a, tuple(s)), tuple(shape)))
+        a = reshape(a, tuple(s))
+        out.append(a if sparse else broadcast_to(a, tuple(shape)))
     return out
 
 
@@ -823,10 +1266,15 @@ def _dt_xp(*xs):
     return _np
 
 
-def can_cast(from_, to, /):
+def can_cast(from_, to, casting="safe"):
+    """Whether ``from_`` (a dtype or array) casts to ``to`` under numpy's
+    ``casting`` rule ("safe" is the standard's)."""
     xp = _dt_xp(from_, to)
     f = from_.dtype if _is_array(from_) else from_
+    if casting != "safe":
+        return _np.can_cast(_dtype_in(_np, f), _dtype_in(_np, to), casting=casting)
     return xp.can_cast(_dtype_in(xp, f), _dtype_in(xp, to))
+
 
 
 class _finfo:
@@ -883,11 +1331,11 @@ def result_type(*arrays_and_dtypes):
 
 arccos, arccosh, arcsin, arcsinh = acos, acosh, asin, asinh        # noqa: F821
 arctan, arctan2, arctanh = atan, atan2, atanh                      # noqa: F821
-absolute, power, concatenate, conjugate = abs, pow, concat, conj   # noqa: F821
+absolute, power, conjugate = abs, pow, conj                        # noqa: F821
 bitwise_not = invert = bitwise_invert                              # noqa: F821
 left_shift, right_shift = bitwise_left_shift, bitwise_right_shift  # noqa: F821
 true_divide, mod = divide, remainder                               # noqa: F821
-amax, amin, array = max, min, asarray                              # noqa: F821
+amax, amin = max, min                                              # noqa: F821
 
 
 def transpose(a, axes=None):
@@ -895,7 +1343,9 @@ def transpose(a, axes=None):
     return permute_dims(a, tuple(range(_ndim(a)))[::-1] if axes is None else axes)
 
 
-def cumsum(a, axis=None, dtype=None):
+def cumsum(a, axis=None, dtype=None, out=None):
+    """NumPy's ``cumsum``: cumulative sum along ``axis`` (of the flattened array by default)."""
+    _no_out("cumsum", out)
     if axis is None:
         a, axis = reshape(a, (-1,)), 0
     return cumulative_sum(a, axis=axis, dtype=dtype)
@@ -906,11 +1356,15 @@ def ndim(a):
 
 
 def shape(a):
-    return tuple(a.shape)
+    return () if type(a) in _SCALAR_TYPES else tuple(a.shape)
 
 
-def size(a):
-    return _math.prod(a.shape)
+def size(a, axis=None):
+    """The number of elements (along ``axis``, an axis or a tuple of axes)."""
+    shape = () if type(a) in _SCALAR_TYPES else tuple(a.shape)
+    if axis is None:
+        return _math.prod(shape)
+    return _math.prod(shape[i] for i in _norm_axis(axis, _builtins.len(shape)))
 
 
 # --------------------------------------------------------------------------
@@ -960,7 +1414,6 @@ def namespace_for(backend):
     # the namespace a traced value reports makes constants of the innermost
     # transform instead of plain arrays.
     mod.__dict__.update({k: _as_constant(f) for k, f in made.items()})
-    mod.array = mod.asarray
     mod.__array_namespace_info__ = lambda: _Info(backend)
     _namespaces[backend] = mod
     return mod

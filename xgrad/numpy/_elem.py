@@ -336,8 +336,12 @@ def i0(x):
     return _special.i0(x)
 
 
-def logaddexp2(x1, x2, /):
-    """``log2(2**x1 + 2**x2)`` without overflow."""
+def logaddexp2(x1, x2, /, out=None, where=None):
+    """``log2(2**x1 + 2**x2)`` without overflow (``out`` and ``where`` must
+    be None, as in JAX)."""
+    if out is not None or where is not None:
+        raise NotImplementedError("logaddexp2: the out and where arguments are not supported "
+                                  "(as in JAX)")
     x1, x2 = _both(x1, x2, inexact=True)
     return _xnp.logaddexp(x1 * _LN2, x2 * _LN2) / _LN2
 

@@ -79,8 +79,17 @@ def _slice(x, axis, start, stop):
 # --------------------------------------------------------------------------
 # sorting
 
-def argsort(x, /, *, axis=-1, descending=False, stable=True):
-    """Indices that sort ``x`` along ``axis`` (no derivative).
+def _sort_args(fname, kind, order):
+    if kind is not None:
+        raise TypeError(f"'kind' argument to {fname} is not supported. Use stable=True or "
+                        "stable=False to specify sort stability.")
+    if order is not None:
+        raise TypeError(f"'order' argument to {fname} is not supported.")
+
+
+def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False, dtype=None):
+    """Indices that sort ``a`` along ``axis`` (of the flattened ``a`` when
+    ``axis`` is None; no derivative); ``dtype`` is the index dtype.
 
     Works on traced values, also under ``vmap`` (a row with a batching rule).
 
@@ -88,20 +97,31 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
     >>> xnp.argsort(np.asarray([3.0, 1.0, 2.0])).tolist()
     [1, 2, 0]
     """
+    _sort_args("argsort", kind, order)
+    x = a
+    if axis is None:
+        x, axis = _reshape(x, (-1,)), 0
     if not _traced(x):
-        return backend_of(x).argsort(x, axis=axis, descending=descending, stable=stable)
-    return bind(argsort_p, x, axis=_axis(axis, x.ndim, "argsort"),
-                descending=bool(descending), stable=bool(stable))
+        out = backend_of(x).argsort(x, axis=axis, descending=descending, stable=stable)
+    else:
+        out = bind(argsort_p, x, axis=_axis(axis, x.ndim, "argsort"),
+                   descending=bool(descending), stable=bool(stable))
+    return out if dtype is None else _astype(out, dtype)
 
 
-def sort(x, /, *, axis=-1, descending=False, stable=True):
-    """``x`` sorted along ``axis``. Differentiable: the derivative moves with
-    the values (a gather by ``argsort``; ties keep a stable order).
+def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+    """``a`` sorted along ``axis`` (the flattened ``a`` when ``axis`` is
+    None). Differentiable: the derivative moves with the values (a gather
+    by ``argsort``; ties keep a stable order).
 
     >>> import xgrad, xgrad.numpy as xnp
     >>> xgrad.grad(lambda x: xnp.sort(x)[0] * 10.0)(xnp.asarray([3.0, 1.0, 2.0])).tolist()
     [0.0, 10.0, 0.0]
     """
+    _sort_args("sort", kind, order)
+    x = a
+    if axis is None:
+        x, axis = _reshape(x, (-1,)), 0
     if not _traced(x):
         return backend_of(x).sort(x, axis=axis, descending=descending, stable=stable)
     axis = _axis(axis, x.ndim, "sort")
@@ -112,9 +132,14 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
 # --------------------------------------------------------------------------
 # searching
 
-def searchsorted(x1, x2, /, *, side="left", sorter=None):
-    """Insertion indices of ``x2`` into the sorted 1-D ``x1`` (no derivative;
-    works under ``vmap``, also with a batched ``x1``)."""
+def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
+    """Insertion indices of ``v`` into the sorted 1-D ``a`` (no derivative;
+    works under ``vmap``, also with a batched ``a``). ``method`` (JAX's
+    choice of algorithm) is checked and otherwise ignored: the result is the
+    same."""
+    if method not in ("scan", "scan_unrolled", "sort", "compare_all"):
+        raise ValueError(f"searchsorted: invalid method={method!r}")
+    x1, x2 = a, v
     if side not in ("left", "right"):
         raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
     if not (_traced(x1) or _traced(x2) or _traced(sorter)):
@@ -126,24 +151,49 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     return bind(searchsorted_p, x1, x2, side=side)
 
 
-def nonzero(x, /):
+def nonzero(a, *, size=None, fill_value=None):
     """Indices of the non-zero elements, one array per axis (no derivative;
-    the output shape depends on the values, so not under ``vmap``)."""
-    c = _concrete(x, "nonzero")
-    return tuple(backend_of(c).nonzero(c))
+    the output shape depends on the values, so not under ``vmap``). With
+    ``size`` (JAX), each is cut or padded to ``size`` entries with
+    ``fill_value`` (0 by default; a tuple gives one per axis)."""
+    c = _concrete(a, "nonzero")
+    xp = backend_of(c)
+    out = tuple(xp.nonzero(c))
+    if size is None:
+        if fill_value is not None:
+            raise ValueError("nonzero: fill_value needs size")
+        return out
+    size = operator.index(size)
+    fills = fill_value if isinstance(fill_value, (tuple, list)) else (fill_value,) * len(out)
+    if len(fills) != len(out):
+        raise ValueError(f"nonzero: fill_value has {len(fills)} entries for {len(out)} axes")
+    return tuple(_pad_to(xp, i, size, 0 if f is None else f) for i, f in zip(out, fills))
 
 
-def count_nonzero(x, /, *, axis=None, keepdims=False):
+def _pad_to(xp, v, size, fill):
+    """The 1-D array ``v`` cut or padded with ``fill`` to ``size`` entries."""
+    n = v.shape[0]
+    if n >= size:
+        return v[:size]
+    pad = xp.full((size - n,), fill, dtype=v.dtype, device=_device(v))
+    return xp.concat([v, pad])
+
+
+def count_nonzero(a, axis=None, keepdims=False):
     """Number of non-zero elements along ``axis`` (no derivative)."""
+    x = a
     if not _traced(x):
         return backend_of(x).count_nonzero(x, axis=axis, keepdims=keepdims)
     nz = x if x.dtype == backend_of(x).bool else _not_equal(x, 0)
     return _sum(_astype(nz, _int64), axis=_norm_axis(axis, x.ndim), keepdims=keepdims)
 
 
-def isin(x1, x2, /, *, invert=False):
-    """Whether each element of ``x1`` is in ``x2`` (array API 2025.12; no
-    derivative). A comparison of every pair: works under every transform."""
+def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
+    """Whether each entry of ``element`` is in ``test_elements`` (array API
+    2025.12; no derivative). A comparison of every pair: works under every
+    transform; ``assume_unique`` and ``method`` are accepted (the result is
+    the same)."""
+    x1, x2 = element, test_elements
     if not (_traced(x1) or _traced(x2)):
         xp = backend_of(x1)
         if hasattr(xp, "isin") and "strict" not in xp.__name__:
@@ -184,26 +234,59 @@ def _unique(x, fname):
     return values, indices, inverse, counts
 
 
-def unique_all(x, /):
+def _unique_sized(x, fname, size, fill_value):
+    """``_unique`` with JAX's ``size``: every output but the inverse indices
+    cut or padded to ``size`` entries (values with ``fill_value``, the
+    smallest value by default; indices with the first index; counts with 0)."""
+    v, i, inv, n = _unique(x, fname)
+    if size is None:
+        if fill_value is not None:
+            raise ValueError(f"{fname}: fill_value needs size")
+        return v, i, inv, n
+    size = operator.index(size)
+    m = v.shape[0]
+    if m >= size:
+        return v[:size], i[:size], inv, n[:size]
+    if m == 0 and fill_value is None:
+        raise ValueError(f"{fname}: an empty input with size needs fill_value")
+    fill = v[:1] if fill_value is None else fill_value
+    xp = backend_of(i)
+    pad = _broadcast_to(_astype(_asarray_like(fill, v), v.dtype), (size - m,))
+    v = _concat([v, pad])
+    first = i[:1] if m else xp.zeros((1,), dtype=i.dtype)
+    i = xp.concat([i, xp.broadcast_to(first, (size - m,))])
+    n = _pad_to(xp, n, size, 0)
+    return v, i, inv, n
+
+
+def _asarray_like(v, like):
+    """``v`` as an array of the backend of ``like`` (a traced ``v`` as is)."""
+    if _traced(v) or hasattr(v, "shape"):
+        return v
+    return backend_of(like).asarray(v)
+
+
+def unique_all(x, /, *, size=None, fill_value=None):
     """Unique values, first-occurrence indices, inverse indices and counts
-    (NaNs are distinct, as the standard says)."""
-    return UniqueAllResult(*_unique(x, "unique_all"))
+    (NaNs are distinct, as the standard says); ``size`` and ``fill_value``
+    as in JAX (see ``nonzero``)."""
+    return UniqueAllResult(*_unique_sized(x, "unique_all", size, fill_value))
 
 
-def unique_counts(x, /):
-    v, _, _, n = _unique(x, "unique_counts")
+def unique_counts(x, /, *, size=None, fill_value=None):
+    v, _, _, n = _unique_sized(x, "unique_counts", size, fill_value)
     return UniqueCountsResult(v, n)
 
 
-def unique_inverse(x, /):
-    v, _, inv, _ = _unique(x, "unique_inverse")
+def unique_inverse(x, /, *, size=None, fill_value=None):
+    v, _, inv, _ = _unique_sized(x, "unique_inverse", size, fill_value)
     return UniqueInverseResult(v, inv)
 
 
-def unique_values(x, /):
-    if not _traced(x):
+def unique_values(x, /, *, size=None, fill_value=None):
+    if not _traced(x) and size is None:
         return backend_of(x).unique_values(x)
-    return _unique(x, "unique_values")[0]
+    return _unique_sized(x, "unique_values", size, fill_value)[0]
 
 
 # --------------------------------------------------------------------------
@@ -249,9 +332,10 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     return x
 
 
-def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
-    """``n``-th forward difference along ``axis`` (differentiable in ``x``,
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    """``n``-th forward difference along ``axis`` (differentiable in ``a``,
     ``prepend`` and ``append``)."""
+    x = a
     if not (_traced(x) or _traced(prepend) or _traced(append)):
         kw = {k: v for k, v in (("prepend", prepend), ("append", append)) if v is not None}
         return backend_of(x).diff(x, axis=axis, n=n, **kw)     # numpy's: None is not "none"
@@ -271,9 +355,10 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
 # --------------------------------------------------------------------------
 # manipulation (composites of permute_dims, reshape, broadcast_to, take)
 
-def moveaxis(x, source, destination, /):
+def moveaxis(a, source, destination):
     """Move axes ``source`` to positions ``destination`` (the others keep
     their order)."""
+    x = a
     nd = x.ndim
     src = (source,) if not isinstance(source, (tuple, list)) else tuple(source)
     dst = (destination,) if not isinstance(destination, (tuple, list)) else tuple(destination)
@@ -291,10 +376,15 @@ def moveaxis(x, source, destination, /):
     return _permute_dims(x, tuple(order))
 
 
-def repeat(x, repeats, /, *, axis=None):
+def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None):
     """Repeat each element ``repeats`` times along ``axis`` (flattened when
-    ``axis`` is None). Differentiable in ``x``; an array of ``repeats`` is
-    read as a concrete value (the output shape depends on it)."""
+    ``axis`` is None). Differentiable in ``a``; an array of ``repeats`` is
+    read as a concrete value (the output shape depends on it). With
+    ``total_repeat_length`` (JAX) the output along ``axis`` is cut or padded
+    (by repeating the last entry) to that length."""
+    x = a
+    if total_repeat_length is not None:
+        return _repeat_total(x, repeats, axis, operator.index(total_repeat_length))
     if not (_traced(x) or _traced(repeats)):
         return backend_of(x).repeat(x, repeats, axis=axis)
     if axis is None:
@@ -314,9 +404,31 @@ def repeat(x, repeats, /, *, axis=None):
     return _take(x, idx, axis=axis)
 
 
-def tile(x, repetitions, /):
-    """``x`` tiled ``repetitions`` times along each axis (differentiable: a
-    broadcast and a reshape)."""
+def _repeat_total(x, repeats, axis, total):
+    if axis is None:
+        x, axis = _reshape(x, (-1,)), 0
+    axis = _axis(axis, x.ndim, "repeat")
+    n = x.shape[axis]
+    xp = backend_of(x)
+    if isinstance(repeats, int):
+        reps = repeats
+    else:
+        reps = _concrete(repeats, "repeat", what="an array of repeats sets the output shape")
+        xp = backend_of(reps)
+    idx = xp.repeat(xp.arange(n), reps)
+    m = idx.shape[0]
+    if m >= total:
+        idx = idx[:total]
+    else:
+        last = idx[-1:] if m else xp.zeros((1,), dtype=idx.dtype)
+        idx = xp.concat([idx, xp.broadcast_to(last, (total - m,))])
+    return _take(x, idx, axis=axis)
+
+
+def tile(A, reps):
+    """``A`` tiled ``reps`` times along each axis (the standard's
+    ``repetitions``; differentiable: a broadcast and a reshape)."""
+    x, repetitions = A, ((reps,) if isinstance(reps, int) else reps)
     if not _traced(x):
         return backend_of(x).tile(x, tuple(repetitions))
     reps = tuple(operator.index(r) for r in repetitions)

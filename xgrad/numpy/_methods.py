@@ -71,16 +71,10 @@ def _reduction(name, with_dtype):
     if with_dtype:
         def m(self, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
               promote_integers=True):
-            _no_out(name, out)
-            kw = _extra(dtype=dtype, initial=initial, where=where)
-            if not promote_integers:
-                kw["promote_integers"] = False
-            return _ns(name)(self, axis=axis, keepdims=keepdims, **kw)
+            return _ns(name)(self, axis, dtype, out, keepdims, initial, where, promote_integers)
     else:
         def m(self, axis=None, out=None, keepdims=False, initial=None, where=None):
-            _no_out(name, out)
-            return _ns(name)(self, axis=axis, keepdims=keepdims,
-                             **_extra(initial=initial, where=where))
+            return _ns(name)(self, axis, out, keepdims, initial, where)
     m.__name__ = m.__qualname__ = name
     m.__doc__ = f"``xgrad.numpy.{name}(self, ...)`` (``jax.Array.{name}``)."
     return m
@@ -88,26 +82,22 @@ def _reduction(name, with_dtype):
 
 def _mean(self, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """``xgrad.numpy.mean(self, ...)``."""
-    _no_out("mean", out)
-    return _ns("mean")(self, axis=axis, keepdims=keepdims, **_extra(dtype=dtype, where=where))
+    return _ns("mean")(self, axis, dtype, out, keepdims, where=where)
 
 
 def _moment(name):
     def m(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
-          correction=None):
-        _no_out(name, out)
-        x = self if dtype is None else _ns("astype")(self, dtype)
-        corr = ddof if correction is None else correction
-        return _ns(name)(x, axis=axis, correction=corr, keepdims=keepdims, **_extra(where=where))
+          mean=None, correction=None):
+        return _ns(name)(self, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+                         correction=correction)
     m.__name__ = m.__qualname__ = name
-    m.__doc__ = f"``xgrad.numpy.{name}(self, ...)``; ``ddof`` is the array API's ``correction``."
+    m.__doc__ = f"``xgrad.numpy.{name}(self, ...)``."
     return m
 
 
 def _all_any(name):
     def m(self, axis=None, out=None, keepdims=False, *, where=None):
-        _no_out(name, out)
-        return _ns(name)(self, axis=axis, keepdims=keepdims, **_extra(where=where))
+        return _ns(name)(self, axis, out, keepdims, where=where)
     m.__name__ = m.__qualname__ = name
     m.__doc__ = f"``xgrad.numpy.{name}(self, ...)``."
     return m
@@ -115,8 +105,7 @@ def _all_any(name):
 
 def _arg(name):
     def m(self, axis=None, out=None, keepdims=None):
-        _no_out(name, out)
-        return _ns(name)(self, axis=axis, keepdims=bool(keepdims))
+        return _ns(name)(self, axis, out, keepdims)
     m.__name__ = m.__qualname__ = name
     m.__doc__ = f"``xgrad.numpy.{name}(self, ...)``."
     return m
@@ -148,14 +137,7 @@ def _shape_arg(args, what):
 def _reshape(self, *args, order="C", out_sharding=None):
     """``xgrad.numpy.reshape``: ``x.reshape(2, 3)`` or ``x.reshape((2, 3))``;
     ``order="F"`` reshapes in Fortran order."""
-    shape = _shape_arg(args, "reshape")
-    rs = _ns("reshape")
-    if order == "C":
-        return rs(self, shape)
-    if order != "F":
-        raise ValueError(f"ndarray.reshape: order={order!r}; expected 'C' or 'F'")
-    tr = _ns("transpose")
-    return tr(rs(tr(self), shape[::-1]))
+    return _ns("reshape")(self, _shape_arg(args, "reshape"), order)
 
 
 def _ravel(self, order="C", *, out_sharding=None):
@@ -170,8 +152,6 @@ def _flatten(self, order="C", *, out_sharding=None):
 
 def _squeeze(self, axis=None):
     """``xgrad.numpy.squeeze``; all size-1 axes when ``axis`` is None."""
-    if axis is None:
-        axis = tuple(i for i, n in enumerate(self.shape) if n == 1)
     return _ns("squeeze")(self, axis)
 
 
@@ -221,10 +201,7 @@ def _clip(self, min=None, max=None):  # noqa: A002
 
 def _round(self, decimals=0, out=None):
     """``xgrad.numpy.round(self, decimals)``."""
-    _no_out("round", out)
-    if decimals == 0:
-        return _ns("round")(self)
-    return _ns("round")(self, decimals=decimals)
+    return _ns("round")(self, decimals, out)
 
 
 def _conj(self):
@@ -265,7 +242,7 @@ def _sort_like(name):
     def m(self, axis=-1, *, kind=None, order=None, stable=True, descending=False):
         if order is not None:
             raise TypeError(f"ndarray.{name}: the order argument is not supported")
-        return _ns(name)(self, axis=axis, stable=stable, descending=descending)
+        return _ns(name)(self, axis, stable=stable, descending=descending)
     m.__name__ = m.__qualname__ = name
     m.__doc__ = f"``xgrad.numpy.{name}(self, ...)``."
     return m
@@ -278,7 +255,7 @@ def _argpartition(self, kth, axis=-1):
 
 def _searchsorted(self, v, side="left", sorter=None, *, method="scan"):
     """``xgrad.numpy.searchsorted(self, v, ...)``."""
-    return _ns("searchsorted")(self, v, side=side, **_extra(sorter=sorter))
+    return _ns("searchsorted")(self, v, side, sorter, method=method)
 
 
 def _nonzero(self, *, fill_value=None, size=None):
@@ -289,11 +266,8 @@ def _nonzero(self, *, fill_value=None, size=None):
 def _take(self, indices, axis=None, out=None, mode=None, unique_indices=False,
           indices_are_sorted=False, fill_value=None):
     """``xgrad.numpy.take(self, indices, ...)``."""
-    _no_out("take", out)
-    x = self
-    if axis is None:                          # jax: the flattened array
-        x, axis = _ns("reshape")(self, (-1,)), 0
-    return _ns("take")(x, indices, axis=axis, **_extra(mode=mode, fill_value=fill_value))
+    return _ns("take")(self, indices, axis, out, mode, unique_indices, indices_are_sorted,
+                       fill_value)
 
 
 def _choose(self, choices, out=None, mode="raise"):

@@ -19,6 +19,8 @@ _NORMS = ("backward", "ortho", "forward")
 
 
 def _check_norm(norm):
+    if norm is None:                  # JAX's default: "backward"
+        return "backward"
     if norm not in _NORMS:
         raise ValueError(f"norm={norm!r}; expected one of {_NORMS}")
     return norm
@@ -62,39 +64,45 @@ def _c2r(x, *, axes, s, norm):
     return _bind(_c2r_p, x, axes=axes, s=s, norm=norm)
 
 
-def fftn(x, /, *, s=None, axes=None, norm="backward"):
+def fftn(a, s=None, axes=None, norm=None):
     """n-dimensional discrete Fourier transform."""
+    x = a
     axes, s = _axes_s(x, s, axes, "fftn")
     return _c2c(_complex(x), inverse=False, axes=axes, s=s, norm=_check_norm(norm))
 
 
-def ifftn(x, /, *, s=None, axes=None, norm="backward"):
+def ifftn(a, s=None, axes=None, norm=None):
     """n-dimensional inverse discrete Fourier transform."""
+    x = a
     axes, s = _axes_s(x, s, axes, "ifftn")
     return _c2c(_complex(x), inverse=True, axes=axes, s=s, norm=_check_norm(norm))
 
 
-def fft(x, /, *, n=None, axis=-1, norm="backward"):
+def fft(a, n=None, axis=-1, norm=None):
     """One-dimensional discrete Fourier transform along ``axis``."""
+    x = a
     return fftn(x, s=None if n is None else (n,), axes=(axis,), norm=norm)
 
 
-def ifft(x, /, *, n=None, axis=-1, norm="backward"):
+def ifft(a, n=None, axis=-1, norm=None):
     """One-dimensional inverse discrete Fourier transform along ``axis``."""
+    x = a
     return ifftn(x, s=None if n is None else (n,), axes=(axis,), norm=norm)
 
 
-def rfftn(x, /, *, s=None, axes=None, norm="backward"):
+def rfftn(a, s=None, axes=None, norm=None):
     """n-dimensional FFT of a real array (half spectrum on the last axis)."""
+    x = a
     if _is_complex(x.dtype):
         raise TypeError("rfftn needs a real-valued input; use fftn for complex input")
     axes, s = _axes_s(x, s, axes, "rfftn")
     return _r2c(x, axes=axes, s=s, norm=_check_norm(norm))
 
 
-def irfftn(x, /, *, s=None, axes=None, norm="backward"):
+def irfftn(a, s=None, axes=None, norm=None):
     """Inverse of ``rfftn``: a real array (last axis length ``s[-1]``,
     default ``2 * (m - 1)``)."""
+    x = a
     nd = _ndim(x)
     if axes is None:
         axes = tuple(range(nd)) if s is None else tuple(range(nd - len(s), nd))
@@ -105,13 +113,15 @@ def irfftn(x, /, *, s=None, axes=None, norm="backward"):
     return _c2r(_complex(x), axes=axes, s=s, norm=_check_norm(norm))
 
 
-def rfft(x, /, *, n=None, axis=-1, norm="backward"):
+def rfft(a, n=None, axis=-1, norm=None):
     """One-dimensional FFT of a real array (half spectrum)."""
+    x = a
     return rfftn(x, s=None if n is None else (n,), axes=(axis,), norm=norm)
 
 
-def irfft(x, /, *, n=None, axis=-1, norm="backward"):
+def irfft(a, n=None, axis=-1, norm=None):
     """Inverse of ``rfft``: a real array of length ``n`` (default ``2 (m - 1)``)."""
+    x = a
     ax = axis % _ndim(x)
     if n is None:
         n = 2 * (x.shape[ax] - 1)
@@ -145,15 +155,17 @@ def irfft2(a, s=None, axes=(-2, -1), norm=None):
 _SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 
 
-def hfft(x, /, *, n=None, axis=-1, norm="backward"):
+def hfft(a, n=None, axis=-1, norm=None):
     """FFT of a Hermitian-symmetric signal given by its first half: a real
     array (as numpy: ``irfft(conj(x))`` with the opposite normalisation)."""
+    x = a
     return irfft(_conj(_complex(x)), n=n, axis=axis, norm=_SWAP[_check_norm(norm)])
 
 
-def ihfft(x, /, *, n=None, axis=-1, norm="backward"):
+def ihfft(a, n=None, axis=-1, norm=None):
     """Inverse of ``hfft`` for a real input (``conj(rfft(x))`` with the
     opposite normalisation)."""
+    x = a
     return _conj(rfft(x, n=n, axis=axis, norm=_SWAP[_check_norm(norm)]))
 
 
@@ -166,24 +178,24 @@ def _shift(x, axes, sign):
     return _roll(x, shift, axis=axes)
 
 
-def fftshift(x, /, *, axes=None):
+def fftshift(x, axes=None):
     """Move the zero-frequency term to the centre."""
     return _shift(x, axes, 1)
 
 
-def ifftshift(x, /, *, axes=None):
+def ifftshift(x, axes=None):
     """Inverse of ``fftshift``."""
     return _shift(x, axes, -1)
 
 
-def fftfreq(n, /, *, d=1.0, dtype=None, device=None):
+def fftfreq(n, d=1.0, *, dtype=None, device=None):
     """Sample frequencies of ``fft`` (a constant)."""
     xp = _creation_xp(dtype, device)
     kw = {} if device is None else {"device": device}
     return xp.fft.fftfreq(n, d=d, dtype=_dtype_in(xp, dtype), **kw)
 
 
-def rfftfreq(n, /, *, d=1.0, dtype=None, device=None):
+def rfftfreq(n, d=1.0, *, dtype=None, device=None):
     """Sample frequencies of ``rfft`` (a constant)."""
     xp = _creation_xp(dtype, device)
     kw = {} if device is None else {"device": device}

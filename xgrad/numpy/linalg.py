@@ -31,7 +31,7 @@ import math as _math
 import operator as _operator
 from typing import NamedTuple as _NamedTuple
 
-from . import (matmul, matrix_transpose, tensordot, vecdot)  # noqa: F401
+from . import matrix_transpose, vecdot  # noqa: F401
 from .. import numpy as _xnp
 from ..core import RULES as _RULES, Tracer as _Tracer, bind as _bind, concrete as _concrete
 from ..backends import backend_of as _backend_of, is_complex as _is_complex
@@ -91,6 +91,21 @@ def _eps(x):
     return float(_backend_of(x).finfo(x.dtype).eps)
 
 
+def _tri(x, UPLO):
+    """The Hermitian matrix that the lower (``UPLO="L"``) or upper triangle
+    of ``x`` defines (what LAPACK reads when the input is not symmetrized)."""
+    if UPLO not in (None, "L", "U"):
+        raise ValueError(f"UPLO must be one of None, 'L', or 'U', got {UPLO!r}")
+    s = _xnp.triu(x, 1) if UPLO == "U" else _xnp.tril(x, -1)
+    st = _xnp.matrix_transpose(s)
+    if _is_complex(x.dtype):
+        st = _xnp.conj(st)
+    eye = _backend_of(x).eye(x.shape[-1], dtype=_xnp.real(x).dtype if _is_complex(x.dtype)
+                             else x.dtype, device=_xnp._device_of(x))
+    d = _xnp.multiply(_xnp.real(x) if _is_complex(x.dtype) else x, eye)   # the (real) diagonal
+    return _xnp.add(_xnp.add(s, st), d)
+
+
 def _sym(x):
     """The symmetric (Hermitian) part, read by cholesky/eigh/eigvalsh."""
     xt = _xnp.matrix_transpose(x)
@@ -101,6 +116,19 @@ def _sym(x):
 
 # --------------------------------------------------------------------------
 # products (composites of the main namespace)
+
+def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
+    """Matrix product (``xgrad.numpy.matmul``; ``precision`` is ignored,
+    ``preferred_element_type`` is the result dtype)."""
+    return _xnp.matmul(x1, x2, preferred_element_type=preferred_element_type)
+
+
+def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None,
+              out_sharding=None):
+    """``xgrad.numpy.tensordot`` with the array API's signature (and JAX's
+    ``precision``, ignored, and ``preferred_element_type``)."""
+    return _xnp.tensordot(x1, x2, axes, preferred_element_type=preferred_element_type)
+
 
 def outer(x1, x2, /):
     """Outer product of two vectors."""
@@ -129,9 +157,10 @@ def cross(x1, x2, /, *, axis=-1):
     return _xnp.stack(c, axis=axis)
 
 
-def matrix_power(x, n, /):
+def matrix_power(a, n):
     """``x`` raised to the integer power ``n`` (repeated squaring; ``n < 0``
     inverts first; ``n == 0`` gives identities, a constant)."""
+    x = a
     _matrix("matrix_power", x, square=True)
     n = _operator.index(n)
     if n == 0:
@@ -176,8 +205,8 @@ def trace(x, /, *, offset=0, dtype=None):
 # --------------------------------------------------------------------------
 # solves, inverses, determinants
 
-def solve(x1, x2, /):
-    """Solution ``x`` of ``x1 @ x = x2``. A 1-D ``x2`` is one vector; otherwise
+def solve(a, b):
+    """Solution ``x`` of ``a @ x = b``. A 1-D ``x2`` is one vector; otherwise
     ``x2`` is a stack of matrices (stack axes broadcast). Derivatives by
     solves with ``x1`` and its transpose.
 
@@ -186,6 +215,7 @@ def solve(x1, x2, /):
     >>> float(xgrad.grad(lambda b: xnp.sum(xnp.linalg.solve(a, b)))(xnp.ones(2))[1])
     0.25
     """
+    x1, x2 = a, b
     _matrix("solve", x1, square=True)
     if x1.dtype != x2.dtype:
         dt = _xnp.result_type(x1, x2)
@@ -198,41 +228,65 @@ def solve(x1, x2, /):
     return _bind(_r.solve_p, x1, x2)
 
 
-def inv(x, /):
+def inv(a):
     """Inverse of each square matrix."""
+    x = a
     _matrix("inv", x, square=True)
     return _bind(_r.inv_p, x)
 
 
-def det(x, /):
+def det(a):
     """Determinant; its gradient is the (transposed) adjugate, finite at
     singular matrices too."""
+    x = a
     _matrix("det", x, square=True)
     return _bind(_r.det_p, x)
 
 
-def slogdet(x, /):
+def slogdet(a, *, method=None):
     """``SlogdetResult(sign, logabsdet)``; ``sign`` has zero derivative and
-    ``logabsdet``'s is ``x^-T`` (by a solve)."""
+    ``logabsdet``'s is ``a^-T`` (by a solve). ``method`` (JAX: "lu" or
+    "qr") is checked; the result is the same."""
+    if method not in (None, "lu", "qr"):
+        raise ValueError(f"slogdet: unknown method {method!r}")
+    x = a
     _matrix("slogdet", x, square=True)
     return SlogdetResult(*_r.slogdet(x))
 
 
-def pinv(x, /, *, rtol=None):
-    """Moore-Penrose pseudo-inverse; singular values below ``rtol`` times the
-    largest count as zero (default ``max(M, N) * eps``). The derivative
-    holds where the rank does not change."""
+def pinv(a, rtol=None, hermitian=False, *, rcond=None):
+    """Moore-Penrose pseudo-inverse; singular values below ``rtol`` (JAX's
+    alias: ``rcond``) times the largest count as zero (default
+    ``max(M, N) * eps``). The derivative holds where the rank does not
+    change. ``hermitian`` is accepted (the result is the same for Hermitian
+    input)."""
+    if rcond is not None:
+        if rtol is not None:
+            raise ValueError("pinv: only one of rtol and rcond may be specified.")
+        rtol = rcond
+    x = a
     _matrix("pinv", x)
     if rtol is None:
         rtol = max(x.shape[-2:]) * _eps(x)
     return _bind(_r.pinv_p, x, rtol)       # rtol: no derivative (may be batched)
 
 
-def matrix_rank(x, /, *, rtol=None):
+def matrix_rank(M, rtol=None, *, hermitian=False, tol=None):
     """Number of singular values above ``rtol`` times the largest (default
-    ``max(M, N) * eps``); an integer, with no derivative."""
+    ``max(M, N) * eps``); an integer, with no derivative. ``tol`` is an
+    absolute threshold (NB: JAX reads ``rtol`` as absolute too; here
+    ``rtol`` keeps the array API's relative meaning). ``hermitian`` takes
+    the singular values from ``eigvalsh``."""
+    x = M
     _matrix("matrix_rank", x)
-    s = svdvals(_bind(_stop_p, x) if isinstance(x, _Tracer) else x)
+    x = _bind(_stop_p, x) if isinstance(x, _Tracer) else x
+    s = svd(x, compute_uv=False, hermitian=hermitian)
+    if tol is not None:
+        if rtol is not None:
+            raise ValueError("matrix_rank: only one of tol or rtol may be specified.")
+        tol = tol if not hasattr(tol, "shape") else _xnp.expand_dims(tol, axis=-1)
+        big = _xnp.greater(s, tol)
+        return _xnp.sum(_xnp.astype(big, _backend_of(x).int64), axis=-1)
     if rtol is None:
         rtol = max(x.shape[-2:]) * _eps(x)
     if s.shape[-1] == 0:
@@ -248,46 +302,81 @@ def matrix_rank(x, /, *, rtol=None):
 # --------------------------------------------------------------------------
 # decompositions
 
-def cholesky(x, /, *, upper=False):
+def cholesky(a, *, upper=False, symmetrize_input=True):
     """Cholesky factor of each symmetric positive definite matrix (lower, or
-    upper with ``upper=True``). NB: reads ``(x + x.mT) / 2``, as JAX does."""
+    upper with ``upper=True``). Reads ``(a + a.mT) / 2``, as JAX does, or
+    with ``symmetrize_input=False`` the lower triangle only."""
+    x = a
     _matrix("cholesky", x, square=True)
-    L = _bind(_r.cholesky_p, _sym(x))
+    L = _bind(_r.cholesky_p, _sym(x) if symmetrize_input else _tri(x, "L"))
     if not upper:
         return L
     U = _xnp.matrix_transpose(L)
     return _xnp.conj(U) if _is_complex(U.dtype) else U
 
 
-def eigh(x, /):
+def eigh(a, UPLO=None, symmetrize_input=True):
     """``EighResult(eigenvalues, eigenvectors)`` of each symmetric matrix,
-    eigenvalues ascending. Derivatives need distinct eigenvalues. NB: reads
-    ``(x + x.mT) / 2``, as JAX does."""
+    eigenvalues ascending. Derivatives need distinct eigenvalues. Reads
+    ``(a + a.mT) / 2``, as JAX does, or with ``symmetrize_input=False`` the
+    triangle ``UPLO`` ("L", the default, or "U")."""
+    x = a
     _matrix("eigh", x, square=True)
-    return EighResult(*_r.eigh(_sym(x)))
+    return EighResult(*_r.eigh(_sym(x) if symmetrize_input else _tri(x, UPLO)))
 
 
-def eigvalsh(x, /):
+def eigvalsh(a, UPLO="L", *, symmetrize_input=True):
     """Eigenvalues (ascending) of each symmetric matrix; reads
-    ``(x + x.mT) / 2``."""
+    ``(a + a.mT) / 2``, or the triangle ``UPLO`` (as ``eigh``)."""
+    x = a
     _matrix("eigvalsh", x, square=True)
-    return _bind(_r.eigvalsh_p, _sym(x))
+    return _bind(_r.eigvalsh_p, _sym(x) if symmetrize_input else _tri(x, UPLO))
 
 
-def qr(x, /, *, mode="reduced"):
-    """``QRResult(Q, R)``; ``mode`` is ``'reduced'`` or ``'complete'``.
-    Derivatives need the leading min(M, N) columns to be independent."""
+def qr(a, mode="reduced"):
+    """``QRResult(Q, R)``; ``mode`` is ``'reduced'`` or ``'complete'``
+    (``'r'``: ``R`` alone, as JAX). Derivatives need the leading min(M, N)
+    columns to be independent."""
+    x = a
     _matrix("qr", x)
+    if mode == "r":
+        return _r.qr(x, mode="reduced")[1]
     if mode not in ("reduced", "complete"):
-        raise ValueError(f"linalg.qr: mode must be 'reduced' or 'complete', got {mode!r}")
+        raise ValueError(f"linalg.qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
     return QRResult(*_r.qr(x, mode=mode))
 
 
-def svd(x, /, *, full_matrices=True):
-    """``SVDResult(U, S, Vh)``, singular values descending. Derivatives need
-    distinct singular values (nonzero for non-square matrices) and, with
-    ``full_matrices=True``, square matrices."""
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index=None):
+    """``SVDResult(U, S, Vh)``, singular values descending (``S`` alone with
+    ``compute_uv=False``). Derivatives need distinct singular values
+    (nonzero for non-square matrices) and, with ``full_matrices=True``,
+    square matrices. ``hermitian=True`` reads a Hermitian ``a`` through
+    ``eigh`` (as JAX); ``subset_by_index=(lo, hi)`` keeps those singular
+    values (and vectors)."""
+    x = a
     _matrix("svd", x)
+    if subset_by_index is not None:
+        lo, hi = (_operator.index(i) for i in subset_by_index)
+        res = svd(x, False, compute_uv, hermitian)
+        if not compute_uv:
+            return res[..., lo:hi]
+        u, s, vh = res
+        return SVDResult(u[..., :, lo:hi], s[..., lo:hi], vh[..., lo:hi, :])
+    if hermitian:
+        w, v = eigh(x)
+        s = _xnp.abs(w)
+        order = _xnp.argsort(s, axis=-1, descending=True)
+        s = _xnp.take_along_axis(s, order, axis=-1)
+        if not compute_uv:
+            return s
+        sign = _xnp.take_along_axis(_xnp.sign(w), order, axis=-1)
+        u = _xnp.take_along_axis(v, _xnp.broadcast_to(order[..., None, :], tuple(v.shape)), axis=-1)
+        vh = _xnp.matrix_transpose(_xnp.multiply(u, sign[..., None, :]))
+        if _is_complex(vh.dtype):
+            vh = _xnp.conj(vh)
+        return SVDResult(u, s, vh)
+    if not compute_uv:
+        return svdvals(x)
     return SVDResult(*_r.svd(x, full_matrices=bool(full_matrices)))
 
 
