@@ -4,6 +4,7 @@ import math as _math
 
 from ... import numpy as _n
 from ... import tree as _tree
+from ... import random as _random
 from ...numpy import special as _sp
 from ._util import promote as _promote
 
@@ -18,7 +19,6 @@ class gaussian_kde:
         callable taking the kde and returning the factor.
       weights: optional sample weights (normalised to sum 1).
 
-    NB: ``resample`` needs random numbers and is not provided here;
     ``integrate_box`` and ``set_bandwidth`` raise NotImplementedError, as
     in JAX. The object is a pytree (its arrays are the leaves).
     """
@@ -137,8 +137,18 @@ class gaussian_kde:
         return _n.sum(vals * sm.weights)
 
     def resample(self, key, shape=()):
-        """Not provided (needs random numbers): raises NotImplementedError."""
-        raise NotImplementedError("gaussian_kde.resample is not implemented in xgrad")
+        """``(d,) + shape`` draws from the estimate: a data point (chosen by
+        weight) plus Gaussian noise of the kernel's covariance; the same
+        numbers as JAX for the same key (``xgrad.random``)."""
+        shape = tuple(shape) if not isinstance(shape, int) else (shape,)
+        ind_key, eps_key = _random.split(key)
+        ind = _random.choice(ind_key, self.n, shape=shape, p=self.weights)
+        eps = _random.multivariate_normal(eps_key, _n.zeros(self.d, dtype=self.covariance.dtype),
+                                          self.covariance, shape=shape,
+                                          dtype=self.dataset.dtype)
+        # NB: the noise's last axis moves to the front (JAX transposes it,
+        # which is the same for shape () or (n,), and fails for longer shapes)
+        return _n.take(self.dataset, ind, axis=1) + _n.moveaxis(eps, -1, 0)
 
     def integrate_box(self, low_bounds, high_bounds, maxpts=None):
         """Raises NotImplementedError, as in JAX (use ``integrate_box_1d``)."""
