@@ -268,7 +268,7 @@ def test_signatures_match_jax(jax):
 # has a case somewhere)
 ROWS = {"betaln", "beta", "gammainc", "gammaincc", "gammainc_da", "betainc", "betainc_da",
         "betainc_db", "expn", "bessel_jv", "poch", "owens_t", "zeta", "zeta_dx", "hyp1f1",
-        "hyp1f1_da", "hyp1f1_db", "hyp2f1", "sph_harm_y"}
+        "hyp1f1_da", "hyp1f1_db", "hyp2f1", "hyp2f1_da", "hyp2f1_db", "hyp2f1_dc", "sph_harm_y"}
 COVERED_ROWS = ROWS | {c.name.split(".")[-1] for c in CASES} | {"fresnel_s", "fresnel_c", "si",
                                                                  "ci"}
 
@@ -334,6 +334,39 @@ def _m_exact(a, b, x, terms=110):
         s += t
         t = t * (a + k) / (b + k) * x / (k + 1)
     return float(s)
+
+
+def test_hyp2f1_grad_abc_vs_jax_and_differences(jax):
+    """First derivatives in a, b, c on both sides of 0 (the series, and
+    Pfaff's transformation below 0) against jax and central differences of
+    scipy; the mixed second derivative in (a|b|c, x) against differences of
+    the first; a second derivative in a parameter raises."""
+    import jax.scipy.special as jsp
+    pts = [(0.7, 1.3, 2.1, 0.3), (1.5, 0.4, 3.0, -0.6), (2.0, 3.0, 4.5, 0.85),
+           (0.3, 0.2, 1.1, -0.95), (4.0, 2.5, 1.5, 0.5)]
+    a, b, c, x = (np.array(v) for v in zip(*pts))
+    got = np.array(xgrad.vmap(xgrad.grad(xsp.hyp2f1, argnums=(0, 1, 2)))(a, b, c, x))
+    want = np.array(jax.vmap(jax.grad(jsp.hyp2f1, argnums=(0, 1, 2)))(a, b, c, x))
+    np.testing.assert_allclose(got, want, rtol=1e-8)
+    for k, p in enumerate(pts):
+        for i in range(3):
+            def f(e, i=i, p=p):
+                q = list(p)
+                q[i] += e
+                return ss.hyp2f1(*q)
+            np.testing.assert_allclose(got[i, k], _richardson(f, 1e-3), rtol=1e-7)
+    for i in range(3):
+        def fi(p, y, i=i):
+            q = [a[1], b[1], c[1], y]
+            q[i] = p
+            return xsp.hyp2f1(*q)
+        pi = (a[1], b[1], c[1])[i]
+        mixed = float(xgrad.grad(xgrad.grad(fi), argnums=1)(pi, x[1]))
+        d1 = lambda y: float(xgrad.grad(fi)(pi, y))                 # noqa: E731
+        assert mixed == pytest.approx((d1(x[1] + 1e-5) - d1(x[1] - 1e-5)) / 2e-5, rel=1e-6)
+    with pytest.raises(NotImplementedError, match="second order"):
+        xgrad.grad(xgrad.grad(lambda p: xsp.hyp2f1(p, 1.0, 2.0, 0.3)))(0.5)
+    assert np.isnan(float(xgrad.grad(lambda p: xsp.hyp2f1(p, 1.0, 2.0, 1.5))(0.5)))
 
 
 def test_hyp1f1_grad_ab_vs_differences(jax):

@@ -554,9 +554,19 @@ def _hyp1f1_db(a, b, x):
 def hyp2f1(a, b, c, x):
     """Gauss hypergeometric function ``2F1(a, b; c; x)`` (values from
     scipy); derivatives of any order in ``x`` (``ab/c 2F1(a+1, b+1; c+1;
-    x)``). NB: JAX differentiates its series in ``a``, ``b``, ``c`` too;
-    here those derivatives raise NotImplementedError."""
+    x)``), and the first derivative in ``a``, ``b`` and ``c`` for
+    ``-1 <= x < 1`` (the series differentiated term by term, through Pfaff's
+    transformation for ``x < 0``; NaN elsewhere); a second derivative in
+    ``a``, ``b`` or ``c`` raises NotImplementedError."""
     return _bind(_hyp2f1_p, *_floats(a, b, c, x))
+
+
+_hyp2f1_dp_p = (_RULES["hyp2f1_da"], _RULES["hyp2f1_db"], _RULES["hyp2f1_dc"])
+
+
+def _hyp2f1_dp(a, b, c, x, which):
+    """d 2F1 / d(a, b, c)[which]."""
+    return _bind(_hyp2f1_dp_p[which], a, b, c, x)
 
 
 def wofz(z):

@@ -708,8 +708,9 @@ _row("hyp1f1", _scipy_nary("hyp1f1"), broadcast=True, nargs=3, domain=(0.5, 2.0)
             lambda ans, a, b, x: xnp.multiply(xnp.divide(a, b),
                                               _special.hyp1f1(a + 1.0, b + 1.0, x))))
 _row("hyp2f1", _scipy_nary("hyp2f1"), broadcast=True, nargs=4, domain=(0.1, 0.6),
-     deriv=(_second_order("hyp2f1", "a", first=True), _second_order("hyp2f1", "b", first=True),
-            _second_order("hyp2f1", "c", first=True),
+     deriv=(lambda ans, a, b, c, x: _special._hyp2f1_dp(a, b, c, x, 0),
+            lambda ans, a, b, c, x: _special._hyp2f1_dp(a, b, c, x, 1),
+            lambda ans, a, b, c, x: _special._hyp2f1_dp(a, b, c, x, 2),
             lambda ans, a, b, c, x: xnp.multiply(xnp.divide(xnp.multiply(a, b), c),
                                                  _special.hyp2f1(a + 1.0, b + 1.0, c + 1.0, x))))
 
@@ -819,6 +820,77 @@ _row("hyp1f1_db", lambda xp, a, b, x: _hyp1f1_dab(xp, a, b, x)[1], broadcast=Tru
                                lambda ans, a, b, x: xnp.multiply(xnp.divide(a, b), _special._hyp1f1_db(
                                    a + 1.0, b + 1.0, x)) - xnp.divide(xnp.multiply(a, _special.hyp1f1(
                                        a + 1.0, b + 1.0, x)), xnp.square(b))))
+
+
+def _hyp2f1_series_dp(xp, a, b, c, x):
+    """(dF/da, dF/db, dF/dc) of F = sum_k t_k, t_k = (a)_k (b)_k / (c)_k
+    x^k / k!, for |x| < 1: d t_k/da = t_k sum_{j<k} 1/(a+j), likewise b,
+    and d t_k/dc = -t_k sum_{j<k} 1/(c+j)."""
+    t = xp.ones_like(x)
+    sa, sb, sc = xp.zeros_like(x), xp.zeros_like(x), xp.zeros_like(x)
+    da, db, dc, f = xp.zeros_like(x), xp.zeros_like(x), xp.zeros_like(x), xp.ones_like(x)
+    for k in range(1, _MAX_TERMS):
+        t = t * ((a + (k - 1)) * (b + (k - 1)) / (c + (k - 1))) * (x / k)
+        sa = sa + 1.0 / (a + (k - 1))
+        sb = sb + 1.0 / (b + (k - 1))
+        sc = sc + 1.0 / (c + (k - 1))
+        f = f + t
+        da = da + t * sa
+        db = db + t * sb
+        dc = dc - t * sc
+        if k % 8 == 0 and _done(xp, (t, f), (t * sa, da), (t * sb, db), (t * sc, dc)):
+            break
+    return f, da, db, dc
+
+
+def _hyp2f1_dp_impl(xp, a, b, c, x, *, which):
+    """d 2F1(a, b; c; x) / d(a, b or c) for -1 <= x < 1 (JAX's domain):
+    the series for 0 <= x < 1, and for x < 0 Pfaff's transformation
+    F(a, b; c; x) = (1-x)^-a F(a, c-b; c; z), z = x/(x-1) in [0, 1/2]:
+    dF/da = (1-x)^-a (G_a - log(1-x) G), dF/db = -(1-x)^-a G_b,
+    dF/dc = (1-x)^-a (G_b + G_c), G = F(a, c-b; c; z). NaN outside
+    [-1, 1) and at the poles (c a non-positive integer)."""
+    dt = _widest(xp, (a, b, c, x))
+    a, b, c, x = _to64(xp, a, b, c, x)
+    bad = ~(xp.isfinite(a) & xp.isfinite(b) & xp.isfinite(c) & (x >= -1) & (x < 1)) | \
+        ((c <= 0) & (c == xp.floor(c)))
+    a, b, c, x = (xp.where(bad, 1.0, a), xp.where(bad, 1.0, b), xp.where(bad, 2.0, c),
+                  xp.where(bad, 0.0, x))
+    neg = x < 0
+    b2 = xp.where(neg, c - b, b)
+    z = xp.where(neg, x / (x - 1.0), x)
+    g, ga, gb, gc = _hyp2f1_series_dp(xp, a, b2, c, z)
+    w = xp.where(neg, xp.exp(-a * xp.log1p(-x)), 1.0)          # (1 - x)^-a
+    if which == 0:
+        out = xp.where(neg, w * (ga - xp.log1p(-x) * g), ga)
+    elif which == 1:
+        out = xp.where(neg, -w * gb, gb)
+    else:
+        out = xp.where(neg, w * (gb + gc), gc)
+    return _out_dtype(xp, xp.where(bad, math.nan, out), dt)
+
+
+for _k, _p in enumerate("abc"):
+    _row(f"hyp2f1_d{_p}", (lambda k: lambda xp, a, b, c, x: _hyp2f1_dp_impl(xp, a, b, c, x,
+                                                                             which=k))(_k),
+         broadcast=True, nargs=4, domain=(0.1, 0.6),
+         deriv=(_second_order("hyp2f1", "a, b or c"),) * 3 + (
+             (lambda k: lambda ans, a, b, c, x: _hyp2f1_dx_dp(a, b, c, x, k))(_k),))
+del _k, _p
+
+
+def _hyp2f1_dx_dp(a, b, c, x, which):
+    """d/dx of dF/dp: d/dp of (ab/c) F(a+1, b+1; c+1; x)."""
+    up = _special.hyp2f1(a + 1.0, b + 1.0, c + 1.0, x)
+    dup = _special._hyp2f1_dp(a + 1.0, b + 1.0, c + 1.0, x, which)
+    k = xnp.divide(xnp.multiply(a, b), c)
+    if which == 0:
+        own = xnp.multiply(xnp.divide(b, c), up)
+    elif which == 1:
+        own = xnp.multiply(xnp.divide(a, c), up)
+    else:
+        own = -xnp.multiply(xnp.divide(k, c), up)
+    return own + xnp.multiply(k, dup)
 
 
 # ----- spherical harmonics -----
