@@ -38,7 +38,8 @@ import warnings as _warnings
 
 from .. import core as _core
 from ..backends import backend_of as _backend_of
-from ..program import Var as _Var, stage as _stage
+from ..program import (Eqn as _Eqn, Guard as _Guard, Program as _Program, Var as _Var,
+                       stage as _stage)
 from ..tree import flatten as _flatten, unflatten as _unflatten
 
 __all__ = ["jit"]
@@ -257,7 +258,8 @@ def _compile(program, guards):
     """``run(args) -> outputs`` for ``program``: generated Python that calls
     each live equation's implementation directly, checks each guard where it
     was read, and drops each value after its last use."""
-    eqns = program.eqns
+    eqns, outs_, guards = _cse(program.eqns, program.outs, guards)
+    program = _Program(program.in_vars, eqns, outs_)
     live = {id(v) for v in program.outs if type(v) is _Var}
     live.update(id(g.var) for g in guards)
     keep = [False] * len(eqns)
@@ -349,6 +351,42 @@ def _compile(program, guards):
     run = ns["run"]
     run.source = src
     return run
+
+
+def _cse(eqns, outs, guards):
+    """Common subexpressions: an equation that applies the same primitive
+    with the same parameters to the same inputs as an earlier one is
+    dropped, its outputs read the earlier one's. Returns the equations, the
+    outputs and the guards (positions counted in the kept equations)."""
+    alias, seen, kept, before = {}, {}, [], []
+
+    def sub(x):
+        return alias.get(id(x), x) if type(x) is _Var else x
+    for e in eqns:
+        before.append(len(kept))
+        ins = tuple(sub(x) for x in e.ins)
+        key = None
+        if not e.prim.is_call:
+            try:
+                key = (e.prim, tuple(("v", id(x)) if type(x) is _Var else
+                                     ("a", id(x)) if hasattr(x, "shape") else ("s", type(x), x)
+                                     for x in ins),
+                       tuple(sorted(e.params.items())))
+                hash(key)
+            except TypeError:              # an array or a slice among the parameters
+                key = None
+        if key is not None and key in seen:
+            for o, p in zip(e.outs, seen[key].outs):
+                if o is not None:
+                    alias[id(o)] = p
+            continue
+        ne = _Eqn(e.prim, ins, e.outs, e.params, e.multi)
+        kept.append(ne)
+        if key is not None:
+            seen[key] = ne
+    before.append(len(kept))
+    return (kept, [sub(o) for o in outs],
+            [_Guard(before[g.at], sub(g.var), g.value) for g in guards])
 
 
 def _copy_const(x):
