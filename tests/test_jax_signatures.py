@@ -324,3 +324,19 @@ def test_float16(fn, jax):
     np.testing.assert_allclose(float(v), float(jv), rtol=5e-3)
     assert str(xnp.sin(a).dtype) == "float16"
     assert str(xgrad.jvp(xnp.sin, (a,), (a,))[1].dtype) == "float16"
+
+
+def test_max_min_of_nothing_with_initial_and_stack_of_python_numbers(jax):
+    jnp = jax.numpy
+    for red in ("max", "min"):
+        for shape, axis in [((0,), None), ((2, 0), 1)]:
+            got = getattr(xnp, red)(np.zeros(shape), axis=axis, initial=-1.0, keepdims=True)
+            want = getattr(jnp, red)(jnp.zeros(shape), axis=axis, initial=-1.0, keepdims=True)
+            np.testing.assert_array_equal(got, want)
+    x = np.array([3.0, 4.0], dtype=np.float32)
+    got = xnp.stack([x[0], 1.0, 2])
+    want = jnp.stack([jnp.asarray(x)[0], 1.0, 2])
+    np.testing.assert_array_equal(got, want)
+    assert str(got.dtype) == str(want.dtype)
+    g = xgrad.grad(lambda v: xnp.sum(xnp.stack([v[0], 1.0]) ** 2))(np.array([3.0, 4.0]))
+    np.testing.assert_array_equal(g, [6.0, 0.0])

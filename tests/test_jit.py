@@ -242,3 +242,69 @@ def test_no_warnings_from_plain_replays():
         warnings.simplefilter("error")
         for _ in range(3):
             jf(PARAMS, X, Y)
+
+
+# ----- found by an adversarial review -----------------------------------------
+
+def test_jit_of_wrapped_jitted_functions_runs_the_wrapper():
+    import functools
+    f = xgrad.jit(lambda x: xnp.sum(xnp.sin(x)))
+    b = np.ones((3, 2))
+    np.testing.assert_allclose(xgrad.jit(xgrad.vmap(f))(b), np.full(3, 2 * np.sin(1.0)))
+
+    def deco(fn):
+        @functools.wraps(fn)
+        def w(*a):
+            return fn(*a) * 2
+        return w
+    x = np.array([1.0, 2.0])
+    assert float(xgrad.jit(deco(f))(x)) == pytest.approx(2 * float(np.sum(np.sin(x))))
+
+
+def test_vmapped_while_loop_under_jit_guards_its_trip_count():
+    f = lambda x: xgrad.vmap(lambda v: lax.while_loop(lambda s: s < 10.0,             # noqa: E731
+                                                      lambda s: s * 2.0, v))(x)
+    jf = xgrad.jit(f)
+    for x in [np.array([1.0, 3.0]), np.array([0.01, 3.0]), np.array([5.0, 0.2])]:
+        np.testing.assert_array_equal(jf(x), f(x))
+
+
+def test_guards_keep_copies_of_the_values_they_read():
+    jg = xgrad.jit(lambda x: xnp.ones(2) * float(x))
+    a = np.array(2.0)
+    jg(a)
+    a[...] = 5.0                                      # the caller writes its array in place
+    np.testing.assert_array_equal(jg(a), [5.0, 5.0])
+
+
+def test_signed_zeros_and_nans_in_signatures_and_guards():
+    jh = xgrad.jit(lambda x, s: x / s)
+    assert float(jh(np.array(1.0), 0.0)) == np.inf
+    assert float(jh(np.array(1.0), -0.0)) == -np.inf
+    for _ in range(3):
+        assert np.isnan(float(jh(np.array(1.0), float("nan"))))
+    assert jh.stagings == 3                            # a NaN scalar is one signature
+    jf = xgrad.jit(lambda x: 1.0 / xnp.asarray(float(x)))
+    assert float(jf(np.array(0.0))) == np.inf
+    assert float(jf(np.array(-0.0))) == -np.inf
+
+
+def test_non_array_leaves_are_refused_like_jax():
+    class Res:
+        def __init__(self, v):
+            self.v = v
+    with pytest.raises(TypeError, match="output leaf 0 is a Res"):
+        xgrad.jit(lambda x: Res(x * 2))(np.array(1.0))
+    with pytest.raises(TypeError, match="argument leaf 0 is a Res"):
+        xgrad.jit(lambda p, x: x * p.v)(Res(np.array(2.0)), np.array(1.0))
+    # as a static argument it is fine (hashed by identity: the caller's choice)
+    r = Res(2.0)
+    assert float(xgrad.jit(lambda p, x: x * p.v, static_argnums=0)(r, np.array(3.0))) == 6.0
+
+
+def test_traced_indices_and_shifts_under_jit():
+    D = np.arange(10.0) * 2
+    np.testing.assert_array_equal(xgrad.jit(lambda j: xnp.asarray(D)[j])(np.array([1, 3])), [2, 6])
+    jr = xgrad.jit(lambda v, s: xnp.roll(v, s))
+    for s in (1, 3):
+        np.testing.assert_array_equal(jr(np.arange(5.0), np.asarray(s)), np.roll(np.arange(5.0), s))

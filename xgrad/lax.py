@@ -63,6 +63,9 @@ def _any_example(x):
     """Whether ``x`` is true for at least one example of every enclosing
     vmap (its batched value, looked at under all tracers)."""
     while isinstance(x, _Tracer):
+        if getattr(x._trace, "guards", None) is not None:
+            x = x.concrete()          # staged (jit): the trip count becomes a guard
+            break
         x = x.primal
     return bool(_backend_of(x).any(x))
 

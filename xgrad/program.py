@@ -35,7 +35,8 @@ How to extend: a new kind of staging is a new use of ``stage`` /
 ``StageTrace`` (give it ``const=`` to own constants, ``save=`` to keep
 outputs), never a new Trace subclass that records.
 """
-from .backends import is_complex as _is_complex, is_inexact as _is_inexact
+from .backends import (backend_of as _backend_of, is_complex as _is_complex,
+                       is_inexact as _is_inexact)
 from .core import (RULES as _RULES, Primitive as _Primitive, Trace as _Trace, Tracer as _Tracer,
                    bind as _bind, new_main as _new_main)
 
@@ -207,7 +208,8 @@ class StageTracer(_Tracer):
         value = _Tracer.concrete(self)
         if trace.guards is not None and trace.alive:
             # the computation depends on this value: the Program holds only for it
-            trace.guards.append(Guard(len(trace.eqns), self.var, value))
+            # (a copy: the caller may write the array it came from)
+            trace.guards.append(Guard(len(trace.eqns), self.var, _frozen(value)))
         return value
 
 
@@ -356,6 +358,13 @@ def with_known_output(prim, value):
 
 # --------------------------------------------------------------------------
 # printing
+
+def _frozen(x):
+    """A copy of the array ``x`` (a guard's value), or ``x`` itself."""
+    if _is_array(x) and not isinstance(x, _Tracer):
+        return _backend_of(x).asarray(x, copy=True)
+    return x
+
 
 def _is_array(x):
     return hasattr(x, "shape") and hasattr(x, "dtype")

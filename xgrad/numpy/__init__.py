@@ -254,6 +254,13 @@ def _masked_reduce(fname, a, axis, keepdims, initial, where, fill, combine, red,
         if fill is None:
             fill = _extreme(a.dtype, fname == "max")
         a = _where3(where, a, fill)
+    if initial is not None and fill is None and type(a) not in _SCALAR_TYPES:
+        ax = _norm_axis(axis, _ndim(a))
+        ax = tuple(range(_ndim(a))) if ax is None else ax
+        if _count(a, ax) == 0:          # max/min of nothing: the initial value (JAX)
+            shape = tuple(1 if i in ax else n for i, n in enumerate(a.shape) if keepdims
+                          or i not in ax)
+            return full_like(a, initial, shape=shape)                       # noqa: F821
     out = red(a, axis=axis, keepdims=keepdims, **kw)
     if initial is not None:
         init = asarray(initial, dtype=out.dtype) if not isinstance(initial, _Tracer) \
@@ -573,6 +580,10 @@ def flip(m, axis=None):
 def roll(a, shift, axis=None):
     """Roll elements along ``axis``."""
     x = a
+    if isinstance(shift, _Tracer) or hasattr(shift, "shape"):
+        # a shift is static: its concrete value (a guard under jit)
+        shift = _concrete(shift)
+        shift = int(shift) if not getattr(shift, "shape", ()) else tuple(int(s) for s in shift)
     if isinstance(shift, list):
         shift = tuple(shift)
     if isinstance(axis, list):
@@ -606,6 +617,11 @@ def stack(arrays, axis=0, out=None, dtype=None):
         raise ValueError("stack: need at least one array")
     if dtype is not None:
         arrays = [astype(asarray(a), dtype) for a in arrays]                 # noqa: F821
+    if _builtins.any(type(a) in _SCALAR_TYPES for a in arrays):
+        # Python numbers among arrays (JAX accepts them): weak, in the arrays' dtype
+        like = next((a for a in arrays if type(a) not in _SCALAR_TYPES), None)
+        arrays = [asarray(a) if like is None else full_like(like, a, shape=())         # noqa: F821
+                  if type(a) in _SCALAR_TYPES else a for a in arrays]
     return concat([expand_dims(a, axis=axis) for a in arrays], axis=axis)
 
 

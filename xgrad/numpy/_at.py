@@ -70,6 +70,14 @@ class _AtArray(_np.ndarray):
             return obj[()]
         return obj if type(obj) is _np.ndarray else obj.view(_np.ndarray)
 
+    def __getitem__(self, idx):
+        # a traced index (under jit, or computed from traced values): the
+        # namespace's indexing, which records it; numpy would refuse it
+        if isinstance(idx, _Tracer) or (type(idx) is tuple and any(isinstance(i, _Tracer)
+                                                                   for i in idx)):
+            return _X()._getitem(self, idx)
+        return _np.ndarray.__getitem__(self, idx)
+
     def __reduce__(self):          # pickles (and copies) as a plain ndarray
         return self.view(_np.ndarray).__reduce__()
 

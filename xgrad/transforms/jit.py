@@ -106,13 +106,12 @@ class _Jitted:
         self._warn_after = restage_warning
         self._restages = {}
         self.stagings = 0            # how many times fun was staged (tests, diagnostics)
-        _functools.update_wrapper(self, fun)
+        # the name and docstring only: copying fun.__dict__ would copy another
+        # jit's state (functools.wraps of a jitted function carries it along)
+        _functools.update_wrapper(self, fun, updated=())
 
     def __repr__(self):
         return f"<jit of {getattr(self._fun, '__name__', self._fun)!r}>"
-
-    def __get__(self, obj, objtype=None):          # a jitted method binds like a function
-        return self if obj is None else _functools.partial(self, obj)
 
     def clear_cache(self):
         self._cache.clear()
@@ -172,12 +171,17 @@ class _Jitted:
         for i, x in enumerate(leaves):
             t = type(x)
             if t in _SCALARS:
-                sig.append((t, x))
+                # repr tells 0.0 from -0.0, and a NaN equals itself
+                sig.append((t, repr(x) if t in (float, complex) else x))
             elif hasattr(x, "shape") and hasattr(x, "dtype"):
                 sig.append((t, tuple(x.shape), str(x.dtype), _device(x)))
                 where.append(i)
             else:
-                sig.append((t, _hashable(x, f"argument leaf {i} ({t.__name__})")))
+                raise TypeError(
+                    f"jit: argument leaf {i} is a {t.__name__}, not an array or a Python "
+                    f"scalar: its contents could change between calls unseen. Pass it as a "
+                    f"static argument (static_argnums/static_argnames; it must be hashable), "
+                    f"or register its class as a pytree (xgrad.tree_util.register_pytree_node)")
         return (tree, tuple(sig), tuple(sorted(static, key=repr)), len(args)), leaves, where
 
     def _stage(self, key, args, kwargs, leaves, where):
@@ -195,6 +199,13 @@ class _Jitted:
                     for i, a in enumerate(args)]
             kw = {k: (v if k in self._static_names else dyn_kw[k]) for k, v in kwargs.items()}
             out_leaves, out_tree = _flatten(self._fun(*call, **kw))
+            for k, o in enumerate(out_leaves):
+                if not (type(o) in _SCALARS or isinstance(o, _core.Tracer)
+                        or hasattr(o, "shape") and hasattr(o, "dtype")):
+                    raise TypeError(
+                        f"jit: output leaf {k} is a {type(o).__name__}, not an array or a "
+                        f"Python scalar; return arrays, or register its class as a pytree "
+                        f"(xgrad.tree_util.register_pytree_node)")
             out_box.append(out_tree)
             return out_leaves
 
@@ -245,11 +256,17 @@ def _same(xp, a, b):
     if type(b) in _SCALARS or getattr(b, "ndim", None) == 0:     # the common case: a flag
         if getattr(a, "ndim", 0) != 0 or getattr(a, "dtype", None) != getattr(b, "dtype", None):
             return False
-        return bool(a == b) or bool(a != a and b != b)
+        if bool(a == b):
+            return not (a == 0 and xp.isdtype(b.dtype, "real floating")
+                        and bool(xp.signbit(a) != xp.signbit(b)))
+        return bool(a != a and b != b)
     if tuple(a.shape) != tuple(b.shape) or a.dtype != b.dtype:
         return False
     eq = a == b
-    if hasattr(xp, "isnan") and (xp.isdtype(a.dtype, ("real floating", "complex floating"))):
+    if xp.isdtype(a.dtype, "real floating"):
+        eq = xp.logical_or(eq, xp.logical_and(xp.isnan(a), xp.isnan(b)))
+        eq = xp.logical_and(eq, xp.signbit(a) == xp.signbit(b))      # 0.0 is not -0.0
+    elif xp.isdtype(a.dtype, "complex floating"):
         eq = xp.logical_or(eq, xp.logical_and(xp.isnan(a), xp.isnan(b)))
     return bool(xp.all(eq))
 
