@@ -33,6 +33,7 @@ from xgrad.transforms.custom_jvp import custom_jvp_call_p
 from xgrad.transforms.custom_vjp import custom_vjp_call_p
 from xgrad.transforms.checkpoint import checkpoint_call_p
 import test_rules
+import test_scipy_special
 
 KEEP = 4            # invocations kept per row
 _X = np.array([[-1.5, 0.25, 2.5], [0.5, -0.75, 1.25]])
@@ -80,6 +81,25 @@ def calls():
             f = test_rules._xgrad_fn(case, np_xp)
             xgrad.jvp(f, tuple(args), tuple(np.ones_like(a) for a in args))
         _calls_without_derivative()
+        for case in test_scipy_special.CASES:         # the special rows tested there
+            args = list(case.args)
+            diff = [i for i in case.diff]
+
+            def f(*xs, case=case, args=args, diff=diff):
+                full = list(args)
+                for i, x in zip(diff, xs):
+                    full[i] = x
+                return case.fn(xnp, *full)
+            try:
+                xgrad.jvp(f, tuple(args[i] for i in diff), tuple(np.ones_like(args[i]) for i in diff))
+            except NotImplementedError:       # a derivative xgrad raises for (documented)
+                case.fn(xnp, *args)
+        xgrad.grad(lambda a, b: xnp.sum(xgrad.scipy.special.betainc(a, b, np.array([0.3, 0.6]))),
+                   argnums=(0, 1))(np.array([0.7, 1.2]), np.array([1.5, 0.8]))
+        for i in range(3):                            # hyp2f1's parameter derivatives
+            xgrad.grad(lambda p, i=i: xnp.sum(xgrad.scipy.special.hyp2f1(
+                *[p if j == i else np.array([0.5, 1.5]) for j in range(3)], np.array([0.3, -0.4]))))(
+                    np.array([0.7, 1.2]))
     seen = {name: rich[name] + other[name] for name in RULES}
     missing = sorted(n for n, c in seen.items() if not c)
     assert not missing, f"rows never invoked by the cases: {missing}"

@@ -369,6 +369,26 @@ def test_hyp2f1_grad_abc_vs_jax_and_differences(jax):
     assert np.isnan(float(xgrad.grad(lambda p: xsp.hyp2f1(p, 1.0, 2.0, 1.5))(0.5)))
 
 
+def test_parameter_derivatives_batch():
+    """vmap of the derivative rows in a, b, c (gammainc_da, betainc_da/db,
+    hyp1f1_da/db, hyp2f1_da/db/dc, zeta_dx) against a loop, each example
+    converging on its own."""
+    rng = np.random.default_rng(5)
+    a, b, x = rng.uniform(0.5, 3.0, 4), rng.uniform(0.5, 3.0, 4), rng.uniform(0.1, 0.8, 4)
+    fns = [(lambda a, b, x: xsp.gammainc(a, x * 3), (0,)),
+           (lambda a, b, x: xsp.betainc(a, b, x), (0, 1)),
+           (lambda a, b, x: xsp.hyp1f1(a, b, x - 0.5), (0, 1)),
+           (lambda a, b, x: xsp.hyp2f1(a, b, a + b + 0.5, x - 0.4), (0, 1)),
+           (lambda a, b, x: xsp.zeta(a + 1.2, b), (0,))]
+    for f, argn in fns:
+        g = xgrad.grad(f, argnums=argn)
+        got = xgrad.vmap(g)(a, b, x)
+        for k in range(4):
+            want = g(a[k], b[k], x[k])
+            for u, v in zip(got, want):
+                np.testing.assert_allclose(u[k], v, rtol=1e-13)
+
+
 def test_hyp1f1_grad_ab_vs_differences(jax):
     import jax.scipy.special as jsp
     pts = [(a, b, x) for a in (-1.5, 7.0) for b in (0.5, 9.0) for x in (-20.0, -0.4, 0.6, 15.0)]

@@ -405,7 +405,24 @@ def _compare(actual, expected, rtol, msg):
         np.testing.assert_array_equal(actual, expected, err_msg=msg)
 
 
+# rows whose batching is tested against a loop in their own files
+BATCHED_ELSEWHERE = {
+    **{n: "tests/test_scipy_special.py: vmap of every function against a loop (jnp_cases), and "
+          "vmap of the parameter derivatives (test_parameter_derivatives_batch)"
+       for n in ("bessel_jv", "beta", "betainc", "betainc_da", "betainc_db", "betaln", "ci", "dawsn",
+                 "erfcx", "exp1", "expi", "expn", "fresnel_c", "fresnel_s", "gammainc",
+                 "gammainc_da", "gammaincc", "gammasgn", "hyp1f1", "hyp1f1_da", "hyp1f1_db", "hyp2f1",
+                 "hyp2f1_da", "hyp2f1_db", "hyp2f1_dc", "i0e", "i1e", "loggamma", "owens_t", "poch",
+                 "si", "spence", "sph_harm_y", "wofz", "zeta", "zeta_dx")},
+    **{n: "tests/test_random.py: vmap over keys (and of grad of gamma) against a loop"
+       for n in ("random_binomial", "random_gamma", "random_gamma_grad", "random_poisson",
+                 "threefry2x32")},
+}
+
+
 def _run_cases(name, xp):
+    if name in BATCHED_ELSEWHERE and name not in CASES:
+        pytest.skip(BATCHED_ELSEWHERE[name])
     if name not in CASES:
         pytest.fail(f"primitive {name!r} has no batching case in tests/test_vmap.py::CASES")
     strict = xp.__name__.startswith("array_api_strict")
@@ -427,8 +444,10 @@ def test_batching_rule_vs_loop(name, xp):
 
 
 def test_every_primitive_has_a_batching_case():
-    missing = sorted(set(RULES) - set(CASES))
+    missing = sorted(set(RULES) - set(CASES) - set(BATCHED_ELSEWHERE))
     assert not missing, f"primitives without a vmap test case in CASES: {missing}"
+    stale = sorted(set(BATCHED_ELSEWHERE) - set(RULES))
+    assert not stale, f"BATCHED_ELSEWHERE names rows that no longer exist: {stale}"
     missing = sorted(n for n, p in RULES.items() if p.batch is None)
     assert not missing, f"primitives without a batching rule: {missing}"
 

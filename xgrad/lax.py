@@ -238,10 +238,10 @@ def _index_dtype(lower, upper):
 
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
     """``carry, y = f(carry, x)`` for each ``x`` along the leading axis of
-    ``xs`` (a pytree); returns the final carry and the ``y``s stacked.
+    ``xs`` (a pytree); returns the final carry and the stacked ``y`` values.
 
     ``xs=None`` needs ``length``; ``reverse=True`` goes from the last
-    ``x`` to the first (the ``y``s keep ``xs``'s order); ``unroll`` is
+    ``x`` to the first (the ``y`` values keep the order of ``xs``); ``unroll`` is
     accepted (every iteration runs unrolled here)."""
     leaves, tree = _flatten(xs)
     n = length
@@ -275,7 +275,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
 
 
 def _empty_ys(f, carry, tree, leaves, xs):
-    """The stacked ``y``s of a zero-length scan: their types come from one
+    """The stacked ``y`` values of a zero-length scan: their types come from one
     call of ``f`` on zero-filled slices (its results are dropped)."""
     x0 = _unflatten(tree, [_xnp.zeros(tuple(x.shape[1:]), dtype=x.dtype) for x in leaves]) \
         if leaves else xs

@@ -463,7 +463,7 @@ def factorial(n, exact=False):
 
 def comb(N, k, *, repetition=False):
     """Binomial coefficient ``N choose k`` as a float (``exp`` of
-    ``gammaln``s, JAX's formula), 0 outside ``0 <= k <= N``; with
+    ``gammaln`` terms, JAX's formula), 0 outside ``0 <= k <= N``; with
     ``repetition``, ``comb(N + k - 1, k)`` (1 at k = 0, N >= 0)."""
     N, k = _float2(N, k)
     if repetition:

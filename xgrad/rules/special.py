@@ -380,9 +380,18 @@ _MAX_TERMS = 20000          # series / continued-fraction terms (enough for a, x
 _TOL = 1e-14     # relative step that ends a sum: the convergents' rounding noise is a few eps
 
 
-def _done(xp, *pairs):
-    """Every ``|step| <= tol |value|`` (a host sync, done every few terms)."""
-    return all(bool(xp.all(xp.abs(s) <= _TOL * xp.abs(v) + 1e-300)) for s, v in pairs)
+def _still(xp, active, *pairs):
+    """The entries still summing: ``active`` (a pair of masks: summing, and
+    small at the last check) without those whose every step is at most
+    ``tol |value|`` at two checks in a row. Each entry stops on its own, so
+    its value does not depend on the other entries of the array (an
+    elementwise row's contract); checked every few terms (a host sync), the
+    loop ends when no entry is summing."""
+    on, small_before = active
+    small = on
+    for st, v in pairs:
+        small = small & (xp.abs(st) <= _TOL * xp.abs(v) + 1e-300)
+    return on & ~(small & small_before), small
 
 
 def _gammainc_da_series(xp, a, x, lgam1, psi1):
@@ -393,13 +402,16 @@ def _gammainc_da_series(xp, a, x, lgam1, psi1):
     logx = xp.log(x)
     t = xp.exp(a * logx - x - lgam1)
     p, s, d = t, xp.zeros_like(t), xp.zeros_like(t)
+    on = (xp.ones(t.shape, dtype=xp.bool), xp.zeros(t.shape, dtype=xp.bool))
     for n in range(1, _MAX_TERMS):
         t = t * x / (a + n)
         s = s + 1.0 / (a + n)
-        p = p + t
-        d = d + t * s
-        if n % 8 == 0 and _done(xp, (t, p), (t * s, d)):
-            break
+        p = p + xp.where(on[0], t, 0.0)
+        d = d + xp.where(on[0], t * s, 0.0)
+        if n % 8 == 0:
+            on = _still(xp, on, (t, p), (t * s, d))
+            if not bool(xp.any(on[0])):
+                break
     return (logx - psi1) * p - d
 
 
@@ -417,6 +429,7 @@ def _cf(xp, b0, terms, nder):
     dA1, dA0 = [zero] * nder, list(b0[1])
     dB1, dB0 = [zero] * nder, [zero] * nder
     K, dK = A0, list(dA0)
+    on = (xp.ones(one.shape, dtype=xp.bool), xp.zeros(one.shape, dtype=xp.bool))
     for n in range(1, _MAX_TERMS):
         an, dan, bn, dbn = terms(n)
         A = bn * A0 + an * A1
@@ -430,9 +443,12 @@ def _cf(xp, b0, terms, nder):
         Kn = A0 / B0
         dKn = [(dA0[i] - Kn * dB0[i]) / B0 for i in range(nder)]
         steps = [(Kn - K, Kn)] + [(dKn[i] - dK[i], dKn[i]) for i in range(nder)]
-        K, dK = Kn, dKn
-        if n % 4 == 0 and _done(xp, *steps):
-            break
+        K = xp.where(on[0], Kn, K)
+        dK = [xp.where(on[0], dKn[i], dK[i]) for i in range(nder)]
+        if n % 4 == 0:
+            on = _still(xp, on, *steps)
+            if not bool(xp.any(on[0])):
+                break
     return K, dK
 
 
@@ -779,15 +795,19 @@ def _hyp1f1_series_dab(xp, a, b, x):
     t = xp.ones_like(x)
     sa, sb = xp.zeros_like(x), xp.zeros_like(x)
     da, db, m = xp.zeros_like(x), xp.zeros_like(x), xp.ones_like(x)
+    on = (xp.ones(x.shape, dtype=xp.bool), xp.zeros(x.shape, dtype=xp.bool))
     for k in range(1, _MAX_TERMS):
         t = t * (a + (k - 1)) / (b + (k - 1)) * x / k
         sa = sa + 1.0 / (a + (k - 1))
         sb = sb + 1.0 / (b + (k - 1))
-        m = m + t
-        da = da + t * sa
-        db = db - t * sb
-        if k % 8 == 0 and _done(xp, (t, m), (t * sa, da), (t * sb, db)):
-            break
+        tt = xp.where(on[0], t, 0.0)
+        m = m + tt
+        da = da + tt * sa
+        db = db - tt * sb
+        if k % 8 == 0:
+            on = _still(xp, on, (t, m), (t * sa, da), (t * sb, db))
+            if not bool(xp.any(on[0])):
+                break
     return da, db
 
 
@@ -829,17 +849,21 @@ def _hyp2f1_series_dp(xp, a, b, c, x):
     t = xp.ones_like(x)
     sa, sb, sc = xp.zeros_like(x), xp.zeros_like(x), xp.zeros_like(x)
     da, db, dc, f = xp.zeros_like(x), xp.zeros_like(x), xp.zeros_like(x), xp.ones_like(x)
+    on = (xp.ones(x.shape, dtype=xp.bool), xp.zeros(x.shape, dtype=xp.bool))
     for k in range(1, _MAX_TERMS):
         t = t * ((a + (k - 1)) * (b + (k - 1)) / (c + (k - 1))) * (x / k)
         sa = sa + 1.0 / (a + (k - 1))
         sb = sb + 1.0 / (b + (k - 1))
         sc = sc + 1.0 / (c + (k - 1))
-        f = f + t
-        da = da + t * sa
-        db = db + t * sb
-        dc = dc - t * sc
-        if k % 8 == 0 and _done(xp, (t, f), (t * sa, da), (t * sb, db), (t * sc, dc)):
-            break
+        tt = xp.where(on[0], t, 0.0)
+        f = f + tt
+        da = da + tt * sa
+        db = db + tt * sb
+        dc = dc - tt * sc
+        if k % 8 == 0:
+            on = _still(xp, on, (t, f), (t * sa, da), (t * sb, db), (t * sc, dc))
+            if not bool(xp.any(on[0])):
+                break
     return f, da, db, dc
 
 
