@@ -1,5 +1,13 @@
 """Shared fixtures: a seeded RNG for every test, and ``xp``, the backend the
-test's arrays live on (numpy, array_api_strict, and cupy where installed)."""
+test's arrays live on (numpy, array_api_strict, and cupy where installed).
+
+Backends: ``xp`` runs every backend-parametrised test on numpy,
+array_api_strict and cupy (skipped without a CUDA device); ``--backend NAME``
+(repeatable) or the environment variable ``XGRAD_TEST_BACKENDS`` (comma
+separated, e.g. ``XGRAD_TEST_BACKENDS=cupy``, as ``scripts/gpu_check.sh`` runs
+the suite) restricts it. torch and jax arrays are not in ``xp`` (the whole
+suite on them would double CI's time): ``any_backend`` runs the subset in
+``tests/test_backends.py`` on them, skipping a backend that is not installed."""
 import os
 
 # Faster XLA compilation of the jax oracle (2-3x); only code generation changes,
@@ -11,6 +19,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 BACKENDS = ["numpy", "array_api_strict", "cupy"]
+# backends of ``any_backend``: arrays of other libraries, through array-api-compat
+OTHER_BACKENDS = ["torch", "jax"]
 
 
 def pytest_addoption(parser):
@@ -20,8 +30,19 @@ def pytest_addoption(parser):
 
 def pytest_generate_tests(metafunc):
     if "xp" in metafunc.fixturenames:
-        names = metafunc.config.getoption("backend") or BACKENDS
+        names = metafunc.config.getoption("backend") or _env_backends() or BACKENDS
         metafunc.parametrize("xp", names, indirect=True)
+    if "any_backend" in metafunc.fixturenames:
+        metafunc.parametrize("any_backend", OTHER_BACKENDS, indirect=True)
+
+
+def _env_backends():
+    """``XGRAD_TEST_BACKENDS=cupy,numpy``: the backends of ``xp``, or None."""
+    names = [n.strip() for n in os.environ.get("XGRAD_TEST_BACKENDS", "").split(",") if n.strip()]
+    bad = [n for n in names if n not in BACKENDS]
+    if bad:
+        raise pytest.UsageError(f"XGRAD_TEST_BACKENDS: unknown backend(s) {bad}; known: {BACKENDS}")
+    return names or None
 
 
 @pytest.fixture
@@ -42,6 +63,22 @@ def xp(request):
     return pytest.importorskip(name)
 
 
+@pytest.fixture
+def any_backend(request):
+    """The namespace of a backend outside ``xp`` (torch or jax arrays, on the
+    CPU); skips when the library is not installed. jax gets x64 enabled, as
+    the ``jax`` fixture does (float64 arrays need it)."""
+    name = request.param
+    if name == "torch":
+        pytest.importorskip("torch")
+        import array_api_compat.torch as mod
+        return mod
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as mod
+    return mod
+
+
 @pytest.fixture(autouse=True)
 def rng():
     """Every test gets the same seeded generator (reproducible failures)."""
@@ -52,6 +89,8 @@ def to_np(x):
     """A backend array (or xgrad output) as a numpy array, for comparisons."""
     if hasattr(x, "get"):          # cupy
         return x.get()
+    if type(x).__module__.startswith("torch"):
+        return x.detach().cpu().numpy()
     return np.asarray(x)
 
 

@@ -19,7 +19,7 @@ import math
 import array_api_compat
 import array_api_compat.numpy as _np_compat
 
-from . import _cupy, _numpy
+from . import _cupy, _jax, _numpy, _torch
 
 __all__ = ["namespace", "default_namespace", "dtype_in", "to_array",
            "is_inexact", "is_complex", "is_lazy", "SCALAR_TYPES", "backend_of", "look_through"]
@@ -193,14 +193,22 @@ def _quirk(xp, name):
     try:
         return _quirks[key]
     except KeyError:
-        fn = None
-        mod = getattr(xp, "__name__", "")
-        if "numpy" in mod and "strict" not in mod:
-            fn = getattr(_numpy, name, None)
-        elif "cupy" in mod:
-            fn = getattr(_cupy, name, None)
+        mod = _quirk_module(xp)
+        fn = getattr(mod, name, None) if mod is not None else None
         _quirks[key] = fn
         return fn
+
+
+def _quirk_module(xp):
+    """The ``_<name>.py`` module of backend ``xp``, or None. By namespace, not
+    by name: ``jax.numpy`` is not numpy."""
+    for is_ns, mod in ((array_api_compat.is_numpy_namespace, _numpy),
+                       (array_api_compat.is_cupy_namespace, _cupy),
+                       (array_api_compat.is_torch_namespace, _torch),
+                       (array_api_compat.is_jax_namespace, _jax)):
+        if is_ns(xp):
+            return mod
+    return None
 
 
 def _is_int_array(i):

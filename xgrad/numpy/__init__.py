@@ -968,7 +968,9 @@ def _creation_xp(dtype=None, device=None, default=None):
         if mod not in ("numpy", "builtins"):
             ns = _sys.modules.get(mod)
             if ns is not None and hasattr(ns, "asarray"):
-                return _compat.array_namespace(ns.asarray(0)) if mod == "cupy" else ns
+                # the array API namespace (array_api_compat's for cupy and torch,
+                # whose own modules differ from the standard)
+                return _compat.array_namespace(ns.asarray(0))
     return default if default is not None else _np
 
 

@@ -34,6 +34,7 @@ from .. import numpy as xnp
 # (it imports this module first: it is complete by the time a rule runs)
 from ..numpy import special as _special
 from ..backends import default_namespace
+from array_api_compat import is_cupy_namespace as _is_cupy_ns, is_numpy_namespace as _is_numpy_ns
 
 _SQRT_PI = math.sqrt(math.pi)
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
@@ -53,12 +54,11 @@ def _special_fn(xp, name):
         return _FNS[key]
     except (KeyError, TypeError):
         pass
-    mod = getattr(xp, "__name__", "")
-    if "cupy" in mod:
+    if _is_cupy_ns(xp):
         # optional third-party package: imported only when cupy arrays are met
         import cupyx.scipy.special as sps
         fn = getattr(sps, name)
-    elif "numpy" in mod and "strict" not in mod:
+    elif _is_numpy_ns(xp):     # by namespace: jax.numpy is not numpy
         fn = getattr(_scipy_special(name), name)
     else:
         fn = _via_host(xp, name, getattr(_scipy_special(name), name))

@@ -38,7 +38,9 @@ def _std_basis(leaves):
     out, start = [], 0
     for x, k in zip(leaves, sizes):
         xp_k = backend_of(x)
-        eye = xp_k.eye(n, k, k=-start, dtype=x.dtype) if n else xp_k.zeros((0, k), dtype=x.dtype)
+        dev = xnp._device_of(x)             # the input's device (array_api_strict checks)
+        eye = (xp_k.eye(n, k, k=-start, dtype=x.dtype, device=dev) if n
+               else xp_k.zeros((0, k), dtype=x.dtype, device=dev))
         out.append(xp_k.reshape(eye, (n,) + tuple(x.shape)))
         start += k
     return out, sizes
@@ -89,7 +91,8 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
         aux = store.get("aux")
         outs = [instantiate(o) for o in outs]
         if not sum(sizes):
-            cols = [xnp.zeros((0,) + tuple(o.shape), dtype=o.dtype) for o in outs]
+            cols = [xnp.zeros((0,) + tuple(o.shape), dtype=o.dtype, device=xnp._device_of(o))
+                    for o in outs]
         jac = []
         for o, c in zip(outs, cols):
             c = xnp.astype(c, o.dtype) if c.dtype != o.dtype else c
@@ -138,7 +141,8 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False):
         elif sum(sizes):
             rows = vmap(lambda *cts: vjp_fn(list(cts)))(*basis)     # each (N, *in_k)
         else:
-            rows = [xnp.zeros((0,) + tuple(x.shape), dtype=x.dtype) for x in flat]
+            rows = [xnp.zeros((0,) + tuple(x.shape), dtype=x.dtype, device=xnp._device_of(x))
+                    for x in flat]
         per_in = [_split_rows(r, sizes, [o.shape for o in outs], x.shape)
                   for r, x in zip(rows, flat)]
         jac = [[per_in[k][o] for k in range(len(flat))] for o in range(len(outs))]
