@@ -133,6 +133,8 @@ def test_parametrised(jax):
         ("binomial_btrs", lambda r, k: r.binomial(k, 200.0, 0.7, (20,))),
         ("rademacher", lambda r, k: r.rademacher(k, (9,))),
         ("geometric", lambda r, k: r.geometric(k, 0.3, (9,))),
+        ("multinomial", lambda r, k: r.multinomial(k, 20.0, p, shape=(3, 4))),
+        ("clone", lambda r, k: r.bits(r.clone(k), (4,))),
     ]
     # one jit of every jax draw: one compilation instead of dozens (the test's cost)
     jexact = jax.jit(lambda kk: [fn(jr, kk) for _, fn in exact])(jk)
@@ -167,6 +169,8 @@ def test_parametrised(jax):
         ("wald", lambda r, k: r.wald(k, 2.0, (5,))),
         ("orthogonal", lambda r, k: r.orthogonal(k, 3)),
         ("ball", lambda r, k: r.ball(k, 3, 2.0, (4,))),
+        ("chisquare", lambda r, k: r.chisquare(k, 3.0, (5,))),
+        ("generalized_normal", lambda r, k: r.generalized_normal(k, 1.5, (5,))),
     ]
     jclose = jax.jit(lambda kk: [fn(jr, kk) for _, fn in close])(jk)
     for (name, fn), b in zip(close, jclose):
@@ -176,6 +180,13 @@ def test_parametrised(jax):
             _close(a, b, rtol=rtol, atol=1e-12)
         except AssertionError as e:
             raise AssertionError(name) from e
+
+
+def test_key_dtype(jax):
+    assert str(xr.key_dtype()) == str(jax.random.key_dtype()) == "key<fry>"
+    assert str(xr.key_dtype("threefry2x32")) == str(jax.random.key_dtype("threefry2x32"))
+    with pytest.raises(ValueError, match="threefry2x32"):
+        xr.key_dtype("rbg")
 
 
 def test_strict_backend(jax):

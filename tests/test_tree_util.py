@@ -95,7 +95,7 @@ def test_registered_classes_and_dataclass_paths(jtu):
 
     b = tu.tree_map(lambda v: v + 1, Box(1.0, "t"))
     assert (b.x, b.tag) == (2.0, "t")
-    assert tu.keystr(tu.tree_leaves_with_path([Box(1.0, "t")])[0][0]) == "[0][0]"
+    assert tu.keystr(tu.tree_leaves_with_path([Box(1.0, "t")])[0][0]) == "[0][<flat index 0>]"
     p = Params(w=1.0, b=2.0)
     assert [tu.keystr(k) for k, _ in tu.tree_leaves_with_path(p)] == [".w", ".b"]
 
@@ -138,3 +138,52 @@ def test_same_registry_as_xgrad_tree():
     assert tu.tree_map is not xgrad.tree.map
     assert tu.register_pytree_node is xgrad.tree.register_pytree_node
     assert tu.tree_leaves(Params(w=1.0, b=2.0)) == xgrad.tree.leaves(Params(w=1.0, b=2.0))
+
+
+class Pair2:
+    def __init__(self, x):
+        self.x = x
+
+
+def test_one_level_broadcast_associative_and_keyed_registration(jtu):
+    t = {"a": 1.0, "b": [2.0, 3.0]}
+    assert tu.flatten_one_level(t) == ((1.0, [2.0, 3.0]), ("a", "b"))
+    assert tuple(jtu.flatten_one_level(t)[0]) == (1.0, [2.0, 3.0])
+    got = tu.flatten_one_level_with_keys(t)[0]
+    want = jtu.flatten_one_level_with_keys(t)[0]
+    assert [(jtu.keystr((k,)), c) for k, c in want] == [(tu.keystr((k,)), c) for k, c in got]
+    with pytest.raises(ValueError):
+        tu.flatten_one_level(1.0)
+    assert tu.tree_broadcast([1, {"a": 2}], [(3, 4), {"a": [5, 6]}]) == \
+        jtu.tree_broadcast([1, {"a": 2}], [(3, 4), {"a": [5, 6]}])
+    assert tu.tree_reduce_associative(operator.add, [1, 2, 3, 4, 5]) == 15
+    assert tu.tree_reduce_associative(operator.add, [], identity=0) == 0
+    tu.register_pytree_with_keys(Pair2, lambda p: (((tu.GetAttrKey("x"), p.x),), None),
+                                 lambda aux, c: Pair2(*c))
+    assert tu.tree_leaves(Pair2(5.0)) == [5.0]
+    assert tu.is_tree_node(list) and tu.is_tree_node(Pair) and not tu.is_tree_node(float)
+
+    @tu.register_pytree_with_keys_class
+    class Two:
+        def __init__(self, u, v):
+            self.u, self.v = u, v
+
+        def tree_flatten_with_keys(self):
+            return ((tu.GetAttrKey("u"), self.u), (tu.GetAttrKey("v"), self.v)), None
+
+        @classmethod
+        def tree_unflatten(cls, aux, children):
+            return cls(*children)
+    out = tu.tree_map(lambda x: x * 10, Two(1.0, 2.0))
+    assert (out.u, out.v) == (10.0, 20.0)
+
+
+def test_key_types_print_as_jax_and_flatten_with_path(jtu):
+    for ours, theirs in [(tu.SequenceKey(2), jtu.SequenceKey(2)), (tu.DictKey("w"), jtu.DictKey("w")),
+                         (tu.GetAttrKey("b"), jtu.GetAttrKey("b")),
+                         (tu.FlattenedIndexKey(1), jtu.FlattenedIndexKey(1))]:
+        assert str(ours) == str(theirs)
+    pairs, td = tu.tree_flatten_with_path(TREES[0])
+    jpairs, _ = jtu.tree_flatten_with_path(TREES[0])
+    assert [tu.keystr(p) for p, _ in pairs] == [jtu.keystr(p) for p, _ in jpairs]
+    assert tu.tree_unflatten(td, [x for _, x in pairs]) == TREES[0]

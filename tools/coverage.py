@@ -809,7 +809,7 @@ def render(conformance):
             _summary_line(jsum), "",
             f"**Array API {VERSION}**: " + ", ".join(
                 f"{t.split('|')[1].strip()} {t.split('|')[2].strip()}" for t in summary) + ".", ""]
-    out = head + jlines + jbody + lines + _render_conformance(conformance)
+    out = head + jlines + jbody + other_modules_report() + lines + _render_conformance(conformance)
     return "\n".join(out) + "\n"
 
 
@@ -853,6 +853,85 @@ def _render_conformance(conf):
         out += [f"* `{tid}`: {msg.replace('|', '/')}" for tid, msg in fails]
         out.append("")
     return out
+
+
+# JAX's other modules: (jax module, xgrad module, the test files that test it)
+OTHER_MODULES = [
+    ("jax.scipy.special", "xgrad.scipy.special", ["test_scipy_special.py", "test_special.py"]),
+    ("jax.scipy.stats", "xgrad.scipy.stats", ["test_scipy_stats.py"]),
+    ("jax.scipy.linalg", "xgrad.scipy.linalg", ["test_scipy_linalg.py"]),
+    ("jax.scipy.signal", "xgrad.scipy.signal", ["test_scipy_signal.py"]),
+    ("jax.scipy.integrate", "xgrad.scipy.integrate", ["test_scipy_signal.py"]),
+    ("jax.nn", "xgrad.nn", ["test_nn.py"]),
+    ("jax.random", "xgrad.random", ["test_random.py"]),
+    ("jax.tree_util", "xgrad.tree_util", ["test_tree_util.py"]),
+]
+# names of those modules with no meaning here, and why
+OTHER_EXCLUDED = {
+    "jax.nn.initializers": "out of the issue's scope (jax.nn's initializers)",
+    "jax.nn.scaled_matmul": "microscaling float8/float4 dtypes (and cuDNN)",
+    "jax.nn.scaled_dot_general": "microscaling float8/float4 dtypes",
+    "jax.nn.get_scaled_dot_general_config": "microscaling float8/float4 dtypes",
+    "jax.random.random_gamma_p": "a JAX primitive object (xgrad's rows are internal)",
+    "jax.tree_util.default_registry": "JAX's registry object (xgrad.tree has its own)",
+    "jax.tree_util.KeyEntry": "a typing alias (any of the key types)",
+    "jax.tree_util.KeyPath": "a typing alias (a tuple of keys)",
+    "jax.tree_util.PyTreeDef": "JAX's treedef class: optree's PyTreeSpec plays its part "
+                               "(what tree_structure returns)",
+}
+
+
+def _public_names(mod):
+    return sorted(n for n in dir(mod) if not n.startswith("_"))
+
+
+def other_modules_report():
+    """Markdown lines: each public name of the jax modules above, whether
+    xgrad has it, and whether its test files call it (for a stats
+    distribution: each function of its module)."""
+    import importlib
+    tdir = os.path.join(ROOT, "tests")
+    lines = ["## JAX's other modules", "",
+             "Each public name of the jax module (jax "
+             f"{importlib.import_module('jax').__version__}), whether the xgrad module has it, "
+             "and the test files that call it (against jax: values, derivatives, vmap; see "
+             "each file's docstring).", ""]
+    summary = ["| module | names | present | tested | excluded | missing |", "|---|---|---|---|---|---|"]
+    body = []
+    for jname, xname, files in OTHER_MODULES:
+        jmod, xmod = importlib.import_module(jname), importlib.import_module(xname)
+        text = "".join(open(os.path.join(tdir, f), encoding="utf-8").read() for f in files)
+        rows, counts = [], dict(names=0, present=0, tested=0, excluded=0, missing=0)
+        for n in _public_names(jmod):
+            obj = getattr(jmod, n)
+            subs = [(f"{n}.{m}", getattr(obj, m)) for m in _public_names(obj)
+                    if callable(getattr(obj, m))] if jname == "jax.scipy.stats" and \
+                isinstance(obj, type(jmod)) else [(n, obj)]
+            for qual, _ in subs:
+                counts["names"] += 1
+                full = f"{jname}.{qual}"
+                if full in OTHER_EXCLUDED:
+                    counts["excluded"] += 1
+                    rows.append(f"| `{qual}` | excluded: {OTHER_EXCLUDED[full]} | |")
+                    continue
+                x = xmod
+                for part in qual.split("."):
+                    x = getattr(x, part, None)
+                if x is None:
+                    counts["missing"] += 1
+                    rows.append(f"| `{qual}` | **missing** | |")
+                    continue
+                counts["present"] += 1
+                leaf = qual.split(".")[-1]
+                head = qual.split(".")[0]
+                hit = re.search(r"\b" + re.escape(leaf) + r"\b", text) is not None and \
+                    (head == leaf or re.search(r"\b" + re.escape(head) + r"\b", text) is not None)
+                counts["tested"] += hit
+                rows.append(f"| `{qual}` | yes | {', '.join(files) if hit else 'not called'} |")
+        summary.append(f"| `{xname}` | {counts['names']} | {counts['present']} | {counts['tested']} | "
+                       f"{counts['excluded']} | {counts['missing']} |")
+        body += [f"### `{xname}`", "", "| name | present | tested in |", "|---|---|---|"] + rows + [""]
+    return lines + summary + [""] + body
 
 
 def main(argv=None):

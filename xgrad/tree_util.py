@@ -23,7 +23,9 @@ from .tree import register_dataclass, register_pytree_node
 __all__ = ["tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure",
            "tree_all", "tree_reduce", "tree_transpose", "tree_map_with_path",
            "tree_flatten_with_path", "tree_leaves_with_path", "keystr", "all_leaves",
-           "treedef_children", "treedef_is_leaf", "treedef_tuple",
+           "treedef_children", "treedef_is_leaf", "treedef_tuple", "tree_broadcast",
+           "tree_reduce_associative", "flatten_one_level", "flatten_one_level_with_keys",
+           "is_tree_node", "register_pytree_with_keys", "register_pytree_with_keys_class",
            "register_pytree_node", "register_pytree_node_class", "register_dataclass",
            "register_static", "Partial", "SequenceKey", "DictKey", "GetAttrKey",
            "FlattenedIndexKey"]
@@ -69,6 +71,92 @@ def tree_reduce(function, tree, initializer=_NO_INIT, is_leaf=None):
     if initializer is _NO_INIT:
         return _functools.reduce(function, leaves)
     return _functools.reduce(function, leaves, initializer)
+
+
+def tree_reduce_associative(operation, tree, *, identity=_NO_INIT, is_leaf=None):
+    """Reduce the leaves with the associative ``operation``, pairwise (a
+    balanced tree of calls); ``identity`` for an empty tree."""
+    xs = tree_leaves(tree, is_leaf=is_leaf)
+    if not xs:
+        if identity is _NO_INIT:
+            raise TypeError("tree_reduce_associative: empty tree and no identity")
+        return identity
+    while len(xs) > 1:
+        xs = [operation(xs[i], xs[i + 1]) if i + 1 < len(xs) else xs[i]
+              for i in range(0, len(xs), 2)]
+    return xs[0]
+
+
+def tree_broadcast(prefix_tree, full_tree, is_leaf=None):
+    """``prefix_tree`` with each of its leaves repeated over the subtree of
+    ``full_tree`` at its place."""
+    return _optree.tree_broadcast_prefix(prefix_tree, full_tree, is_leaf=is_leaf,
+                                         none_is_leaf=False, namespace=_NS)
+
+
+def _one_level(tree):
+    if tree is None or not is_tree_node(type(tree)):
+        raise ValueError(f"can't flatten one level of a leaf ({type(tree).__name__})")
+    return _optree.tree_flatten_one_level(tree, none_is_leaf=False, namespace=_NS)
+
+
+def _aux(out):
+    m = out.metadata if out.metadata is not None else out.entries
+    return tuple(m) if isinstance(m, list) else m
+
+
+def flatten_one_level(tree):
+    """``(children, aux)`` of the node ``tree`` (ValueError for a leaf)."""
+    out = _one_level(tree)
+    return tuple(out.children), _aux(out)
+
+
+def flatten_one_level_with_keys(tree):
+    """``(((key, child), ...), aux)`` of the node ``tree``, with JAX's key
+    types."""
+    out = _one_level(tree)
+    return tuple(zip([_key_of(tree, e) for e in out.entries], out.children)), _aux(out)
+
+
+def _key_of(tree, entry):
+    if isinstance(tree, dict):
+        return DictKey(entry)
+    if isinstance(tree, tuple) and hasattr(tree, "_fields"):
+        return GetAttrKey(tree._fields[entry] if isinstance(entry, int) else entry)
+    if _dataclasses.is_dataclass(tree):
+        return GetAttrKey(entry)
+    if isinstance(tree, (list, tuple)):
+        return SequenceKey(entry)
+    return FlattenedIndexKey(entry)
+
+
+def is_tree_node(typ):
+    """Whether instances of the type ``typ`` are nodes (containers), not leaves."""
+    if not isinstance(typ, type):
+        raise TypeError(f"is_tree_node: expected a type, got {typ!r}")
+    if typ is type(None):
+        return True
+    return (_optree.register_pytree_node.get(typ, namespace=_NS) is not None
+            or _optree.is_namedtuple_class(typ))
+
+
+def register_pytree_with_keys(nodetype, flatten_with_keys, unflatten_func, flatten_func=None):
+    """Register ``nodetype`` with a flatten that gives ``((key, child), ...)``
+    pairs (``flatten_func``, when given, is used where keys are not needed)."""
+    def flat(x):
+        if flatten_func is not None:
+            return flatten_func(x)
+        pairs, aux = flatten_with_keys(x)
+        return [c for _, c in pairs], aux
+    return register_pytree_node(nodetype, flat, unflatten_func)
+
+
+def register_pytree_with_keys_class(cls):
+    """Register a class with ``tree_flatten_with_keys(self)`` and
+    ``tree_unflatten(cls, aux, children)`` methods."""
+    flat = getattr(cls, "tree_flatten", None)
+    return register_pytree_with_keys(cls, lambda x: x.tree_flatten_with_keys(), cls.tree_unflatten,
+                                     (lambda x: x.tree_flatten()) if flat is not None else None)
 
 
 def tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose):
@@ -158,8 +246,9 @@ class GetAttrKey(_Key):
 
 @_dataclasses.dataclass(frozen=True)
 class FlattenedIndexKey(_Key):
-    """The position of a child of a custom node: ``[key]``."""
+    """The position of a child of a custom node: ``[<flat index key>]``."""
     key: int
+    _form = "[<flat index {}>]"
 
 
 def _key(entry):
