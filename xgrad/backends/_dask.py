@@ -1,0 +1,151 @@
+"""dask quirks.
+
+- numpy arrays combine with dask arrays, as dask itself allows (a numpy
+  weight times a chunked dask batch is a dask array); nothing else mixes.
+- xgrad never computes a dask array: the transforms' finite check counts
+  lazy values as finite (``core.all_finite``); a scatter's "was any write
+  overwritten?" shortcut is skipped (``index_winners``); reading a traced
+  dask array's value (``bool()``, ``float()``, ``int()``, an index,
+  ``.item()``, a value-dependent shape) raises ``TypeError``, as a value
+  under ``vmap`` does (``no_value``), so that code with a lazy fallback takes
+  it and other code fails loudly instead of computing behind the user's back.
+- under a transform, the dask arrays xgrad makes are of a subclass whose
+  ``bool()``, ``float()``, ``int()``, ``complex()``, index and
+  ``numpy.asarray`` raise while a transform runs in this thread (dask's own
+  would compute): ``if loss > 0:`` inside ``grad`` is a clear error, not a
+  silent compute; once the transform has returned they are plain dask
+  arrays again (``.compute()`` is always allowed: it is explicit).
+- an operation dask lacks, or one whose result has a shape dask knows only
+  after ``compute`` (``x[mask]``, ``nonzero``, ``unique``), raises an error
+  naming the operation under a transform (``run``); outside transforms
+  ``xgrad.numpy`` passes dask's own lazy result through.
+"""
+import math
+
+import array_api_compat
+
+
+def is_dask_array(x):
+    return array_api_compat.is_dask_array(x)
+
+
+def combine(a, b):
+    """The namespace an operation on arrays of namespaces ``a`` and ``b``
+    runs on: dask's when one is dask and the other numpy, else None (two
+    backends: an error)."""
+    if array_api_compat.is_dask_namespace(a) and array_api_compat.is_numpy_namespace(b):
+        return a
+    if array_api_compat.is_dask_namespace(b) and array_api_compat.is_numpy_namespace(a):
+        return b
+    return None
+
+
+def no_value(x, what):
+    """The error for reading the value of a traced dask array ``x``."""
+    return TypeError(
+        f"{what} needs the value of a dask array under an xgrad transform "
+        f"(shape={tuple(x.shape)}, dtype={x.dtype}), and xgrad never computes a dask array "
+        f"behind your back: it stays lazy until you call .compute(). Python control flow "
+        f"(if, while, bool()), "
+        f"float(), int(), .item(), an index, and value-dependent shapes (x[mask], nonzero, "
+        f"unique) can't be traced lazily: use xgrad.numpy.where(cond, a, b) (and a "
+        f"reduction) instead, or compute the value first and pass it as a constant.")
+
+
+_transforming = None     # set by the core (``watch``): is a transform running in this thread?
+_Guarded = None
+
+
+def watch(fn):
+    """The core tells this layer how to ask whether a transform runs."""
+    global _transforming
+    _transforming = fn
+
+
+def _refuse(x, what):
+    if _transforming is not None and _transforming():
+        raise no_value(x, what)
+
+
+def _guarded_class():
+    global _Guarded
+    if _Guarded is None:
+        # optional: dask is imported by now (its arrays were met)
+        import dask.array as da
+
+        class GuardedArray(da.Array):
+            """A dask array made under an xgrad transform: reading its value
+            raises while the transform runs (see the module docstring)."""
+            __slots__ = ()
+
+            def __bool__(self):
+                _refuse(self, "bool() (an if or while on a value computed from a traced one)")
+                return super().__bool__()
+
+            def __float__(self):
+                _refuse(self, "float()")
+                return super().__float__()
+
+            def __int__(self):
+                _refuse(self, "int()")
+                return super().__int__()
+
+            def __complex__(self):
+                _refuse(self, "complex()")
+                return super().__complex__()
+
+            def __index__(self):
+                _refuse(self, "an index (__index__)")
+                return super().__index__()
+
+            def __array__(self, *args, **kwargs):
+                _refuse(self, "numpy.asarray()")
+                return super().__array__(*args, **kwargs)
+
+        _Guarded = GuardedArray
+    return _Guarded
+
+
+def _guard(out, args):
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    cls = None
+    for o in outs:
+        if is_dask_array(o) and type(o) is not _Guarded and not any(o is a for a in args):
+            cls = cls or _guarded_class()
+            try:
+                o.__class__ = cls
+            except TypeError:       # a dask Array subclass of another layout: leave it
+                pass
+
+
+def _unknown_shape(out):
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    for o in outs:
+        shape = getattr(o, "shape", ())
+        if any(isinstance(d, float) and math.isnan(d) for d in shape):
+            return tuple(shape)
+    return None
+
+
+def run(name, impl, xp, args, params, transformed):
+    """``impl(xp, *args, **params)`` of the operation ``name`` on dask arrays,
+    with a clear error where dask can't do it lazily."""
+    try:
+        out = impl(xp, *args, **params)
+    except (AttributeError, NotImplementedError) as e:
+        raise NotImplementedError(
+            f"the operation {name!r} (an xgrad primitive) is not supported on dask arrays "
+            f"({type(e).__name__}: {e}). "
+            f"Compute the array first (x.compute()) for this operation, or use one that "
+            f"dask runs chunk by chunk.") from e
+    if transformed:
+        shape = _unknown_shape(out)
+        if shape is not None:
+            raise ValueError(
+                f"the operation {name!r} on a dask array gives an array of shape {shape}, which "
+                f"depends on the values (dask knows it only after compute), so xgrad can't "
+                f"differentiate or batch it lazily. For x[mask] use "
+                f"xgrad.numpy.where(mask, x, 0.0) and a reduction; otherwise compute the "
+                f"array first.")
+        _guard(out, args)
+    return out
