@@ -41,7 +41,8 @@ def _lookup(x):
             f"expected an array of an array API backend (numpy, cupy, "
             f"array_api_strict, ...), a Python scalar, or a traced value") from None
     if _dask.is_dask_array(x):
-        return xp        # not cached: dask arrays take the core's slow path (_dask.run)
+        # not cached: dask arrays take the core's slow path (_dask.run)
+        return _dask.namespace(xp)
     _by_type[t] = xp
     return xp
 
@@ -236,6 +237,8 @@ def index_set(xp, x, idx, v):
     q = _quirk(xp, "index_set")
     if q is not None:
         return q(x, idx, v)
+    if is_lazy(xp):
+        x = _dask.align_chunks(x, idx, v)
     out = xp.asarray(x, copy=True)
     try:
         out[idx] = v
@@ -310,6 +313,8 @@ def index_add(xp, x, idx, v):
     q = _quirk(xp, "index_add")
     if q is not None:
         return q(x, idx, v)
+    if is_lazy(xp):
+        x = _dask.align_chunks(x, idx, v)
     out = xp.asarray(x, copy=True)
     parts = idx if isinstance(idx, tuple) else (idx,)
     arrays = [i for i, p in enumerate(parts) if _is_int_array(p) and not _is_bool(xp, p)]

@@ -15,18 +15,62 @@
   would compute): ``if loss > 0:`` inside ``grad`` is a clear error, not a
   silent compute; once the transform has returned they are plain dask
   arrays again (``.compute()`` is always allowed: it is explicit).
+- a scatter into a dask array (the VJP of ``x[:, 0]`` adds the cotangent into
+  zeros, which dask makes as one chunk) first takes the chunks of the value
+  it scatters (``align_chunks``): otherwise the single chunk would merge the
+  batch's chunks, and the backward pass would hold every chunk at once.
+- ``reshape`` that merges a chunked axis into a small leading one ((k, n,
+  ...) -> (k n, ...), what vmap's batched matmul does) is a concatenation
+  of the k slices, which keeps every chunk; dask's own reshape would merge
+  neighbouring chunks (the namespace xgrad uses for dask arrays is
+  array_api_compat's with this one function replaced: ``namespace``).
 - an operation dask lacks, or one whose result has a shape dask knows only
   after ``compute`` (``x[mask]``, ``nonzero``, ``unique``), raises an error
   naming the operation under a transform (``run``); outside transforms
   ``xgrad.numpy`` passes dask's own lazy result through.
 """
 import math
+import types
 
 import array_api_compat
 
 
 def is_dask_array(x):
     return array_api_compat.is_dask_array(x)
+
+
+class _Namespace(types.ModuleType):
+    """array_api_compat's dask namespace (same ``__name__``, every function
+    its own) with ``reshape`` replaced."""
+
+    def __init__(self, base):
+        super().__init__(base.__name__, base.__doc__)
+        self._base = base
+
+    def __getattr__(self, name):
+        value = getattr(self._base, name)
+        setattr(self, name, value)
+        return value
+
+    def reshape(self, x, /, shape, *, copy=None):
+        shape = tuple(shape)
+        if (len(x.shape) >= 2 and len(shape) == len(x.shape) - 1 and 1 < x.shape[0] <= 64
+                and len(x.chunks[1]) > 1 and tuple(x.shape[2:]) == shape[1:]
+                and shape[0] == x.shape[0] * x.shape[1]):
+            return self._base.concat([x[i] for i in range(x.shape[0])], axis=0)
+        return self._base.reshape(x, shape, copy=copy)
+
+
+_namespaces: dict = {}
+
+
+def namespace(base):
+    """The namespace xgrad uses for the arrays of array_api_compat's dask
+    namespace ``base``."""
+    ns = _namespaces.get(id(base))
+    if ns is None:
+        ns = _namespaces[id(base)] = _Namespace(base)
+    return ns
 
 
 def combine(a, b):
@@ -116,6 +160,50 @@ def _guard(out, args):
                 o.__class__ = cls
             except TypeError:       # a dask Array subclass of another layout: leave it
                 pass
+
+
+def align_chunks(x, idx, v):
+    """``x`` rechunked so that every axis that ``idx`` takes whole (a full
+    slice) has the chunks of the matching axis of ``v``, where ``v`` is a
+    dask array that spans it: a scatter of a chunked value then stays chunk
+    by chunk. Basic indices only (ints, slices, None, Ellipsis); anything
+    else leaves ``x`` as it is."""
+    if not is_dask_array(x) or not is_dask_array(v):
+        return x
+    parts = idx if isinstance(idx, tuple) else (idx,)
+    if any(not (p is None or p is Ellipsis or isinstance(p, (int, slice))) for p in parts):
+        return x
+    if sum(p is Ellipsis for p in parts) > 1:
+        return x
+    used = sum(p is not None and p is not Ellipsis for p in parts)
+    full = []                       # (axis of x, axis of the region) for whole axes
+    a = r = 0
+    for p in parts:
+        if p is Ellipsis:
+            for _ in range(x.ndim - used):
+                full.append((a, r))
+                a += 1
+                r += 1
+        elif p is None:
+            r += 1
+        elif isinstance(p, slice):
+            if p == slice(None):
+                full.append((a, r))
+            a += 1
+            r += 1
+        else:
+            a += 1
+    while a < x.ndim:
+        full.append((a, r))
+        a += 1
+        r += 1
+    lead = r - v.ndim               # v broadcasts against the region from the right
+    chunks = {}
+    for ax, rx in full:
+        vx = rx - lead
+        if 0 <= vx < v.ndim and v.shape[vx] == x.shape[ax] and v.chunks[vx] != x.chunks[ax]:
+            chunks[ax] = v.chunks[vx]
+    return x.rechunk(chunks) if chunks else x
 
 
 def _unknown_shape(out):
