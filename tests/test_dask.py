@@ -170,6 +170,58 @@ def test_numpy_fast_path_untouched():
     assert xgrad.grad(lambda x: x ** 2 if x > 0 else -x)(2.0) == 4.0
 
 
+def _roots_per_task(collections, root_names):
+    """For every task of the collections' graph: how many chunks of the root
+    arrays it depends on."""
+    from dask.core import get_dependencies
+    from dask.highlevelgraph import HighLevelGraph
+    dsk = dict(HighLevelGraph.merge(*[c.__dask_graph__() for c in collections]))
+    memo = {}
+    for key in dsk:                       # iterative post-order walk
+        stack = [key]
+        while stack:
+            k = stack[-1]
+            if k in memo:
+                stack.pop()
+                continue
+            if isinstance(k, tuple) and k[0] in root_names:
+                memo[k] = {k}
+                stack.pop()
+                continue
+            deps = [d for d in get_dependencies(dsk, k) if d not in memo]
+            if deps:
+                stack.extend(deps)
+                continue
+            memo[k] = set().union(*[memo[d] for d in get_dependencies(dsk, k)])
+            stack.pop()
+    return [len(memo[k]) for k in dsk]
+
+
+def test_backward_pass_stays_chunk_by_chunk():
+    # the PINN pattern: vmap(laplacian) over the chunked points, grad w.r.t.
+    # numpy weights. Only the final reductions may combine chunks: a task that
+    # merges two chunks of the batch makes dask hold every chunk's residuals
+    Xn = np.random.default_rng(0).uniform(size=(400, 2))
+    X = da.from_array(Xn, chunks=(100, 2), name="ROOT-X")
+    W1, W2 = np.random.default_rng(1).standard_normal((2, 8)), np.ones((8, 1))
+
+    def loss(W1, X):
+        lap = xgrad.vmap(xgrad.laplacian(lambda x: (xnp.tanh(x @ W1) @ W2)[0] * x[0]))(X)
+        return xnp.mean(lap ** 2)
+    v, g = lazily(xgrad.value_and_grad(loss), W1, X)
+    counts = _roots_per_task([v, g], {"ROOT-X"})
+    mixed = sum(c > 1 for c in counts)
+    assert mixed < 0.1 * len(counts), (mixed, len(counts))
+    assert_close(compute(g), xgrad.grad(loss)(W1, Xn))
+    # a scatter's cotangent keeps the batch's chunks; so does (k, n) -> (k n)
+    gX = lazily(xgrad.grad(lambda X: xnp.sum(X[:, 0] ** 2)), X)
+    assert gX.chunks == X.chunks
+    Y = da.from_array(np.arange(2 * 400 * 3.0).reshape(2, 400, 3), chunks=(1, 100, 3))
+    Z = xnp.reshape(Y, (800, 3))
+    assert Z.chunks == ((100,) * 8, (3,))
+    assert_close(compute(Z), np.arange(2 * 400 * 3.0).reshape(800, 3))
+
+
 # ----- a dask.distributed cluster -----
 
 @pytest.fixture(scope="module")
