@@ -89,7 +89,7 @@ def main(argv=None):
     if args.scheduler == "distributed":
         from dask.distributed import Client, LocalCluster
         cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=False,
-                               dashboard_address=None)
+                               dashboard_address=":0")
         client = Client(cluster)
     try:
         rng = np.random.default_rng(args.seed)

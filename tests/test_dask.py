@@ -222,13 +222,33 @@ def test_backward_pass_stays_chunk_by_chunk():
     assert_close(compute(Z), np.arange(2 * 400 * 3.0).reshape(800, 3))
 
 
+@pytest.mark.parametrize("idx", [(slice(None), 0), (Ellipsis, -1), (1,), (slice(None), 2, 1),
+                                 (Ellipsis,), (slice(None), slice(None), 0),
+                                 (slice(1, 3),), (np.array([0, 0, 2]),)])
+def test_scatter_into_dask(idx):
+    from xgrad.backends import index_add, index_set, namespace
+    xn = np.arange(4 * 3 * 2.0).reshape(4, 3, 2)
+    x = da.from_array(xn, chunks=(2, 3, 2))
+    vn = -np.ones_like(xn[idx]) * 7.0
+    v = da.from_array(vn)
+    xp = namespace(x)
+    ref_add, ref_set = xn.copy(), xn.copy()
+    np.add.at(ref_add, idx, vn)
+    ref_set[idx] = vn
+    added, written = lazily(index_add, xp, x, idx, v), lazily(index_set, xp, x, idx, v)
+    assert isinstance(added, da.Array) and isinstance(written, da.Array)
+    assert_close(compute(added), ref_add)
+    assert_close(compute(written), ref_set)
+    assert_close(compute(x), xn)                   # never written
+
+
 # ----- a dask.distributed cluster -----
 
 @pytest.fixture(scope="module")
 def client():
     distributed = pytest.importorskip("dask.distributed")
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                       dashboard_address=None)
+                                       dashboard_address=":0")
     c = distributed.Client(cluster)
     yield c
     c.close()

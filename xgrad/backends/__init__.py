@@ -238,6 +238,9 @@ def index_set(xp, x, idx, v):
     if q is not None:
         return q(x, idx, v)
     if is_lazy(xp):
+        out = _dask.scatter(xp, x, idx, v, add=False)
+        if out is not None:
+            return out
         x = _dask.align_chunks(x, idx, v)
     out = xp.asarray(x, copy=True)
     try:
@@ -314,6 +317,9 @@ def index_add(xp, x, idx, v):
     if q is not None:
         return q(x, idx, v)
     if is_lazy(xp):
+        out = _dask.scatter(xp, x, idx, v, add=True)
+        if out is not None:
+            return out
         x = _dask.align_chunks(x, idx, v)
     out = xp.asarray(x, copy=True)
     parts = idx if isinstance(idx, tuple) else (idx,)

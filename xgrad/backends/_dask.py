@@ -206,6 +206,55 @@ def align_chunks(x, idx, v):
     return x.rechunk(chunks) if chunks else x
 
 
+def scatter(xp, x, idx, v, add):
+    """``x`` with ``v`` added at (``add``) or written to ``idx``, for a basic
+    index of integers, full slices and one Ellipsis, as elementwise dask
+    operations: ``v`` is expanded to ``x``'s rank and placed by a small numpy
+    one-hot mask along the integer-indexed axes (dask's ``__setitem__`` walks
+    the whole graph: seconds per call at hundreds of chunks). None for any
+    other index (the caller falls back to setitem)."""
+    parts = idx if isinstance(idx, tuple) else (idx,)
+    if sum(p is Ellipsis for p in parts) > 1:
+        return None
+    for p in parts:
+        if not (p is Ellipsis or isinstance(p, int) and not isinstance(p, bool)
+                or isinstance(p, slice) and p == slice(None)):
+            return None
+    nd = x.ndim
+    if len(parts) - (Ellipsis in parts) > nd:
+        return None
+    full = []
+    for p in parts:
+        if p is Ellipsis:
+            full.extend([slice(None)] * (nd - (len(parts) - 1)))
+        else:
+            full.append(p)
+    full.extend([slice(None)] * (nd - len(full)))
+    region = tuple(x.shape[a] for a, p in enumerate(full) if isinstance(p, slice))
+    v = xp.asarray(v, dtype=x.dtype) if not hasattr(v, "shape") else xp.astype(v, x.dtype)
+    v = xp.broadcast_to(v, region)
+    shape = tuple(x.shape[a] if isinstance(p, slice) else 1 for a, p in enumerate(full))
+    v = xp.reshape(v, shape)
+    mask = None
+    for a, p in enumerate(full):
+        if isinstance(p, slice):
+            continue
+        n = x.shape[a]
+        i = p + n if p < 0 else p
+        if not 0 <= i < n:
+            raise IndexError(f"index {p} is out of bounds for axis {a} with size {n}")
+        hot = [1] * nd
+        hot[a] = n
+        one = (xp.arange(n) == i)
+        one = xp.reshape(one, tuple(hot))
+        mask = one if mask is None else (mask & one)
+    if mask is None:                                  # every axis whole
+        return x + v if add else xp.broadcast_to(v, tuple(x.shape)) + xp.zeros_like(x)
+    if add:
+        return x + xp.where(mask, v, xp.zeros((), dtype=x.dtype))
+    return xp.where(mask, v, x)
+
+
 def _unknown_shape(out):
     outs = out if isinstance(out, (tuple, list)) else (out,)
     for o in outs:
