@@ -136,6 +136,9 @@ def parse(argv=None):
     p.add_argument("--depth", type=int, default=2)
     p.add_argument("--lr", type=float, default=1e-2)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--memory-limit", default="4GiB",
+                   help="per worker (distributed): dask spills, pauses and finally restarts a "
+                        "worker above it, instead of the machine running out of memory")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = p.parse_args(argv)
     if args.points is None:
@@ -160,7 +163,7 @@ def main(argv=None):
     if args.scheduler == "distributed":
         from dask.distributed import Client, LocalCluster, progress
         cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                               dashboard_address=":0", memory_limit=0)
+                               dashboard_address=":0", memory_limit=args.memory_limit)
         client = Client(cluster)
         # the workers run this file's functions (the memory sampler)
         client.run(sys.path.insert, 0, os.path.dirname(os.path.abspath(__file__)))
@@ -212,8 +215,11 @@ def main(argv=None):
             t2 = time.perf_counter()
             times.append(t2 - t0)
             build.append(t1 - t0)
+            peak = (max(client.run(_remote_peak).values()) if client is not None
+                    else _PEAK.peak)
             print(f"step {step}: loss {float(val):.6e}  (graph {t1 - t0:.2f} s, "
-                  f"total {t2 - t0:.2f} s, lazy until compute: {lazy})")
+                  f"total {t2 - t0:.2f} s, lazy until compute: {lazy}, "
+                  f"peak memory so far {peak / 2**20:.0f} MiB)")
             sys.stdout.flush()
         if client is not None:
             peaks = list(client.run(_remote_stop).values())
@@ -238,6 +244,11 @@ def main(argv=None):
 def _remote_start():
     import pinn_dask      # this file, imported on the worker (sys.path set above)
     return pinn_dask.start_sampler()
+
+
+def _remote_peak():
+    import pinn_dask
+    return pinn_dask._PEAK.peak
 
 
 def _remote_stop():
