@@ -52,6 +52,8 @@ LOSSES = {
     "reductions": lambda w, X, y: (xnp.max(X @ w) + xnp.var(X @ w)
                                    + xnp.sum(xnp.linalg.norm(X * w, axis=1))
                                    + xgrad.scipy.special.logsumexp(X @ w)),
+    "einsum_clip": lambda w, X, y: xnp.sum(xnp.clip(xnp.einsum("nd,d->n", X, w), -0.5, 0.5) ** 2)
+    + xnp.einsum("nd,n,d->", X, y, w),
     "reduce_axis": lambda w, X, y: xnp.sum(xnp.sum(xnp.sin(X * w), axis=1) ** 2),
     "where": lambda w, X, y: xnp.sum(xnp.where(X @ w > y, xnp.sqrt(xnp.abs(X @ w)), 0.5 * y * w[1])),
     "index_unchunked": lambda w, X, y: xnp.sum((X[:, 0] * w[0] + X[:, 1:] @ w[1:]) ** 2
