@@ -31,8 +31,9 @@ import sys
 import threading
 from contextlib import contextmanager
 
+from . import backends as _backends
 from .backends import (namespace, default_namespace, type_namespaces, flat_view, is_complex,
-                       is_inexact, is_lazy, look_through)
+                       is_inexact, is_lazy, is_lazy_array, look_through)
 
 _ns_get = type_namespaces.get   # tracer types are never in it
 
@@ -153,7 +154,11 @@ def _bind_slow(prim, args, params):
             if top is None or t.level > top.level:
                 top = t
     if top is None:
-        out = prim.impl(namespace(*args), *args, **params)
+        xp = namespace(*args)
+        if is_lazy(xp):      # dask: a clear error where it can't stay lazy
+            out = _backends._dask.run(prim.name, prim.impl, xp, args, params, bool(_state.stack))
+        else:
+            out = prim.impl(xp, *args, **params)
         if (c := _checker) is not None:
             c.check(prim, args, out)
         return out
@@ -302,6 +307,7 @@ def _undead(a):
 
 
 _state = _State()
+_backends._dask.watch(lambda: bool(_state.stack))    # dask values refuse reads under a transform
 
 
 def current_trace():
@@ -415,23 +421,31 @@ class Tracer:
 
     # ---- eager model: concrete values where they exist --------------------
     def concrete(self):
-        return concrete(self.primal)
+        v = concrete(self.primal)
+        if is_lazy_array(v):
+            raise _backends._dask.no_value(v, "reading its concrete value")
+        return v
 
     def __bool__(self):
+        _refuse_lazy(self, "bool() (an if or while on a traced value)")
         return bool(self.concrete())
 
     def __float__(self):
         _refuse_plain_write(self)
+        _refuse_lazy(self, "float()")
         return float(self.concrete())
 
     def __int__(self):
+        _refuse_lazy(self, "int()")
         return int(self.concrete())
 
     def __complex__(self):
         _refuse_plain_write(self)
+        _refuse_lazy(self, "complex()")
         return complex(self.concrete())
 
     def __index__(self):
+        _refuse_lazy(self, "an index (__index__)")
         return self.concrete().__index__()
 
     def __array__(self, dtype=None, copy=None):
@@ -531,6 +545,15 @@ def _refuse_plain_write(x):
         f"full_like, empty_like, with x traced: writes into it are recorded), "
         f"or collect the entries in a list and join them with "
         f"xgrad.numpy.stack / xgrad.numpy.concat.")
+
+
+def _refuse_lazy(x, what):
+    """Raise if the value under the tracer ``x`` is lazy (dask): reading it
+    would compute it behind the user's back."""
+    while isinstance(x, Tracer):
+        x = x.primal
+    if is_lazy_array(x):
+        raise _backends._dask.no_value(x, what)
 
 
 def _describe(x):

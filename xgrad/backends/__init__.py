@@ -19,10 +19,11 @@ import math
 import array_api_compat
 import array_api_compat.numpy as _np_compat
 
-from . import _cupy, _jax, _numpy, _torch
+from . import _cupy, _dask, _jax, _numpy, _torch
 
 __all__ = ["namespace", "default_namespace", "dtype_in", "to_array",
-           "is_inexact", "is_complex", "is_lazy", "SCALAR_TYPES", "backend_of", "look_through"]
+           "is_inexact", "is_complex", "is_lazy", "is_lazy_array", "SCALAR_TYPES", "backend_of",
+           "look_through"]
 
 SCALAR_TYPES = (bool, int, float, complex)
 _by_type: dict = {t: None for t in SCALAR_TYPES}
@@ -39,6 +40,9 @@ def _lookup(x):
             f"xgrad can't operate on a value of type {t.__module__}.{t.__qualname__}: "
             f"expected an array of an array API backend (numpy, cupy, "
             f"array_api_strict, ...), a Python scalar, or a traced value") from None
+    if _dask.is_dask_array(x):
+        # not cached: dask arrays take the core's slow path (_dask.run)
+        return _dask.namespace(xp)
     _by_type[t] = xp
     return xp
 
@@ -58,6 +62,10 @@ def namespace(*xs):
         if xp is None:
             xp = ns
         elif ns is not xp:
+            both = _dask.combine(xp, ns)      # numpy with dask: dask
+            if both is not None:
+                xp = both
+                continue
             raise TypeError(
                 f"arguments come from two array backends ({xp.__name__} and "
                 f"{ns.__name__}); move them to one backend first")
@@ -171,6 +179,11 @@ def is_lazy(xp):
     return array_api_compat.is_dask_namespace(xp)
 
 
+def is_lazy_array(x):
+    """True for arrays evaluated later (dask): their value can't be read."""
+    return _dask.is_dask_array(x)
+
+
 def to_array(x, xp=None):
     """Normalise a value at the API boundary: numpy scalars become 0-d arrays,
     Python floats become 0-d arrays of the default float dtype."""
@@ -232,6 +245,11 @@ def index_set(xp, x, idx, v):
     q = _quirk(xp, "index_set")
     if q is not None:
         return q(x, idx, v)
+    if is_lazy(xp):
+        out = _dask.scatter(xp, x, idx, v, add=False)
+        if out is not None:
+            return out
+        x = _dask.align_chunks(x, idx, v)
     out = xp.asarray(x, copy=True)
     try:
         out[idx] = v
@@ -296,6 +314,8 @@ def index_winners(xp, shape, idx):
     region = tuple(tag[idx].shape)
     ids = xp.reshape(xp.arange(math.prod(region), dtype=xp.int64, device=dev), region)
     won = index_set(xp, tag, idx, ids)[idx] == ids
+    if is_lazy(xp):
+        return won       # not forced to find out whether every write won
     return None if bool(xp.all(won)) else won
 
 
@@ -304,6 +324,11 @@ def index_add(xp, x, idx, v):
     q = _quirk(xp, "index_add")
     if q is not None:
         return q(x, idx, v)
+    if is_lazy(xp):
+        out = _dask.scatter(xp, x, idx, v, add=True)
+        if out is not None:
+            return out
+        x = _dask.align_chunks(x, idx, v)
     out = xp.asarray(x, copy=True)
     parts = idx if isinstance(idx, tuple) else (idx,)
     arrays = [i for i, p in enumerate(parts) if _is_int_array(p) and not _is_bool(xp, p)]
