@@ -20,7 +20,7 @@ import pytest  # noqa: E402
 
 BACKENDS = ["numpy", "array_api_strict", "cupy"]
 # backends of ``any_backend``: arrays of other libraries, through array-api-compat
-OTHER_BACKENDS = ["torch", "jax"]
+OTHER_BACKENDS = ["torch", "jax", "dask"]
 
 
 def pytest_addoption(parser):
@@ -65,13 +65,17 @@ def xp(request):
 
 @pytest.fixture
 def any_backend(request):
-    """The namespace of a backend outside ``xp`` (torch or jax arrays, on the
-    CPU); skips when the library is not installed. jax gets x64 enabled, as
+    """The namespace of a backend outside ``xp`` (torch, jax or dask arrays,
+    on the CPU); skips when the library is not installed. jax gets x64 enabled, as
     the ``jax`` fixture does (float64 arrays need it)."""
     name = request.param
     if name == "torch":
         pytest.importorskip("torch")
         import array_api_compat.torch as mod
+        return mod
+    if name == "dask":
+        pytest.importorskip("dask.array")
+        import array_api_compat.dask.array as mod
         return mod
     jax = pytest.importorskip("jax")
     jax.config.update("jax_enable_x64", True)
@@ -91,6 +95,8 @@ def to_np(x):
         return x.get()
     if type(x).__module__.startswith("torch"):
         return x.detach().cpu().numpy()
+    if type(x).__module__.startswith("dask") or hasattr(x, "dask"):
+        return np.asarray(x.compute())
     return np.asarray(x)
 
 

@@ -39,13 +39,48 @@ def is_dask_array(x):
     return array_api_compat.is_dask_array(x)
 
 
-class _Namespace(types.ModuleType):
-    """array_api_compat's dask namespace (same ``__name__``, every function
-    its own) with ``reshape`` replaced."""
+class _Linalg(types.ModuleType):
+    """array_api_compat's dask ``linalg`` with ``cholesky`` fixed (it passes
+    to ``dask.array.linalg.cholesky``, whose default is the *upper* factor,
+    and returns that as the lower one: a silently wrong factor) and a clear
+    error for a stack of matrices in ``solve``/``cholesky``."""
 
     def __init__(self, base):
         super().__init__(base.__name__, base.__doc__)
         self._base = base
+
+    def __getattr__(self, name):
+        value = getattr(self._base, name)
+        setattr(self, name, value)
+        return value
+
+    def solve(self, x1, x2, /):
+        if len(x1.shape) != 2:
+            raise NotImplementedError("solve of a stack of matrices is not supported on dask arrays "
+                                      "(dask.array.linalg.solve takes one matrix)")
+        return self._base.solve(x1, x2)
+
+    def cholesky(self, x, /, *, upper=False):
+        import dask.array as da   # optional: only reached with dask arrays
+        if len(x.shape) != 2:
+            raise NotImplementedError("cholesky of a stack of matrices is not supported on dask "
+                                      "arrays (dask.array.linalg.cholesky takes one matrix)")
+        low = da.linalg.cholesky(x, lower=True)
+        if not upper:
+            return low
+        u = self._base_ns.matrix_transpose(low)
+        return self._base_ns.conj(u) if self._base_ns.isdtype(u.dtype, "complex floating") else u
+
+
+class _Namespace(types.ModuleType):
+    """array_api_compat's dask namespace (same ``__name__``, every function
+    its own) with ``reshape`` and ``linalg.cholesky`` replaced."""
+
+    def __init__(self, base):
+        super().__init__(base.__name__, base.__doc__)
+        self._base = base
+        self.linalg = _Linalg(base.linalg)
+        self.linalg._base_ns = base
 
     def __getattr__(self, name):
         value = getattr(self._base, name)
