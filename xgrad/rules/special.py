@@ -658,7 +658,7 @@ _row("loggamma", _scipy_unary("loggamma"), domain=(0.5, 4.0),
      deriv=lambda ans, x: _special.digamma(x))
 # piecewise constant: derivative 0
 _row("gammasgn", _scipy_unary("gammasgn"), domain=(0.5, 4.0),
-     deriv=lambda ans, x: xnp.zeros_like(x))
+     deriv=lambda ans, x: xnp._zeros_like(x))   # plain zeros (never a traced constant)
 _row("fresnel_s", _pick("fresnel", 0), domain=(-2.0, 2.0),
      deriv=lambda ans, x: xnp.sin((0.5 * math.pi) * xnp.square(x)))
 _row("fresnel_c", _pick("fresnel", 1), domain=(-2.0, 2.0),
