@@ -138,10 +138,22 @@ def bind(prim, *args, **params):
         if ns is False or (xp is not None and ns is not xp):
             return _bind_slow(prim, args, params)
         xp = ns
-    out = prim.impl(xp if xp is not None else default_namespace(), *args, **params)
+    try:
+        out = prim.impl(xp if xp is not None else default_namespace(), *args, **params)
+    except ValueError as e:             # free unless raised (zero-cost try)
+        _raise_if_devices(prim, e)
+        raise
     if (c := _checker) is not None:    # one read: another thread may reset it
         c.check(prim, args, out)
     return out
+
+
+def _raise_if_devices(prim, e):
+    """The backend's error for arguments on two devices (array_api_strict's
+    ValueError names both) as the TypeError xgrad gives for two backends."""
+    if "devices" in str(e):
+        raise TypeError(f"{prim.name}: the arguments are on two devices ({e}); move them to "
+                        f"one device first") from e
 
 
 def _bind_slow(prim, args, params):
@@ -158,7 +170,11 @@ def _bind_slow(prim, args, params):
         if is_lazy(xp):      # dask: a clear error where it can't stay lazy
             out = _backends._dask.run(prim.name, prim.impl, xp, args, params, bool(_state.stack))
         else:
-            out = prim.impl(xp, *args, **params)
+            try:
+                out = prim.impl(xp, *args, **params)
+            except ValueError as e:
+                _raise_if_devices(prim, e)
+                raise
         if (c := _checker) is not None:
             c.check(prim, args, out)
         return out

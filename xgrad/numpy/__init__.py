@@ -123,7 +123,11 @@ def _binary(name):
         a = _ns_get(type(x1), False)
         b = _ns_get(type(x2), False)
         if a is not False and b is not False and (a or b) and (a is b or a is None or b is None):
-            out = p.impl(a or b, x1, x2)
+            try:
+                out = p.impl(a or b, x1, x2)
+            except ValueError as e:        # two devices: xgrad's TypeError (core.bind's)
+                _core._raise_if_devices(p, e)
+                raise
             if (chk := _core._checker) is not None:
                 chk.check(p, (x1, x2), out)
             return out

@@ -161,7 +161,11 @@ class VJPTrace(Trace):
                 return self._multiple(prim, args, primals, nodes, diff, params)
             return params["spec"].vjp(self, primals, nodes)
         if xp:
-            ans = prim.impl(xp, *primals, **params)
+            try:
+                ans = prim.impl(xp, *primals, **params)
+            except ValueError as e:            # two devices: core.bind's TypeError
+                _core._raise_if_devices(prim, e)
+                raise
             if (chk := _core._checker) is not None:    # one read: see core._checker
                 chk.check(prim, primals, ans)
         else:
