@@ -412,5 +412,5 @@ def test_vmap(name, xp):
 @pytest.mark.parametrize("fn", [xnp.nonzero, xnp.unique_values, lambda x: xnp.unique_all(x).counts,
                                 lambda x: xnp.repeat(x, xnp.astype(x > 0, xnp.int64))])
 def test_data_dependent_shapes_refuse_vmap(fn):
-    with pytest.raises(TypeError, match="can't be vmapped"):
+    with pytest.raises(TypeError, match="no single concrete value.*outside vmap"):
         xgrad.vmap(fn)(X)

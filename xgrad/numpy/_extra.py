@@ -65,10 +65,9 @@ def _concrete(x, fname, what="its output shape depends on the values"):
         return concrete(x)
     except TypeError as e:
         raise TypeError(
-            f"{fname}: {what}, and a value inside vmap has one value per example "
-            f"(no single concrete value), so {fname} can't be vmapped. Call it "
-            f"outside vmap, or use a fixed-size formulation (xgrad.numpy.where, "
-            f"sort, cumulative_sum).") from e
+            f"{fname}: {what}, and this traced value has no single concrete value "
+            f"({e}). Under vmap: call {fname} outside vmap, or use a fixed-size "
+            f"formulation (xgrad.numpy.where, sort, cumulative_sum).") from e
 
 
 def _slice(x, axis, start, stop):
@@ -126,7 +125,10 @@ def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
         return backend_of(x).sort(x, axis=axis, descending=descending, stable=stable)
     axis = _axis(axis, x.ndim, "sort")
     idx = bind(argsort_p, x, axis=axis, descending=bool(descending), stable=bool(stable))
-    return bind(permute_along_p, x, idx, axis=axis)
+    try:
+        return bind(permute_along_p, x, idx, axis=axis)
+    except NotImplementedError as e:      # a backend without it (dask): say what was called
+        raise NotImplementedError(f"sort: {e}") from e
 
 
 # --------------------------------------------------------------------------

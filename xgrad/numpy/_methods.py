@@ -47,9 +47,9 @@ def _extra(**kw):
 def _concrete_value(self, what):
     try:
         return self.concrete()
-    except TypeError:
+    except TypeError as e:
         raise TypeError(f"ndarray.{what}() needs a concrete value, but this traced value has "
-                        f"none (it differs per example under vmap)") from None
+                        f"none ({e})") from e
 
 
 def _host_list(v):
