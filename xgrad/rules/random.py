@@ -54,6 +54,8 @@ def _threefry_numpy(k0, k1, x0, x1):
         return y0, y1
     k2 = k0 ^ k1 ^ _U32(_PARITY)
     ks = (k0, k1, k2)
+    # the key injected after each group of four rounds (mod 2**32)
+    inj = [(ks[(i + 1) % 3], ks[(i + 2) % 3] + _U32(i + 1)) for i in range(5)]
     scalar_keys = k0.ndim == 0 and k1.ndim == 0
     if scalar_keys:
         # keys are scalars: the counters alone set the shape, work on flat views
@@ -61,28 +63,25 @@ def _threefry_numpy(k0, k1, x0, x1):
         x1 = _np.broadcast_to(x1, shape).reshape(-1)
         f0, f1 = y0.reshape(-1), y1.reshape(-1)
         tmp = _np.empty(min(n, _BLOCK), _U32)
-        inj = [(ks[(i + 1) % 3], ks[(i + 2) % 3] + _U32(i + 1)) for i in range(5)]
         for s in range(0, n, _BLOCK):
             e = min(n, s + _BLOCK)
-            a, b, t = f0[s:e], f1[s:e], tmp[:e - s]
+            a, b = f0[s:e], f1[s:e]
             _np.add(x0[s:e], ks[0], out=a)
             _np.add(x1[s:e], ks[1], out=b)
-            for i in range(5):
-                for r in _ROT[i % 2]:
-                    a += b
-                    _np.left_shift(b, _U32(r), out=t)
-                    b >>= _U32(32 - r)
-                    b |= t
-                    b ^= a
-                a += inj[i][0]
-                b += inj[i][1]
+            _rounds(a, b, tmp[:e - s], inj)
         return y0, y1
     a, b = y0, y1
     a[...] = x0
     b[...] = x1
     a += k0
     b += k1
-    t = _np.empty(shape, _U32)
+    _rounds(a, b, _np.empty(shape, _U32), inj)
+    return y0, y1
+
+
+def _rounds(a, b, t, inj):
+    """The 20 rounds of threefry-2x32 on ``a``, ``b`` in place (``t``: a
+    temporary of their shape), with the key injections ``inj``."""
     for i in range(5):
         for r in _ROT[i % 2]:
             a += b
@@ -90,10 +89,8 @@ def _threefry_numpy(k0, k1, x0, x1):
             b >>= _U32(32 - r)
             b |= t
             b ^= a
-        a += ks[(i + 1) % 3]
-        b += ks[(i + 2) % 3]
-        b += _U32(i + 1)
-    return y0, y1
+        a += inj[i][0]
+        b += inj[i][1]
 
 
 def _threefry_generic(xp, k0, k1, x0, x1):
