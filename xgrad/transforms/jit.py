@@ -151,6 +151,11 @@ class _Jitted:
                     f"or pass that value as a static argument.", RuntimeWarning, stacklevel=2)
         return self._stage(key, args, kwargs, leaves, where)
 
+    def _static_at(self, i, n):
+        """Whether positional argument ``i`` of ``n`` is static (``static_argnums``
+        may count from the end)."""
+        return i in self._static_nums or i - n in self._static_nums
+
     def _signature(self, args, kwargs):
         """``(key, leaves, where)``: the cache key, the leaves of the
         non-static arguments, and the positions of the array leaves among
@@ -163,8 +168,7 @@ class _Jitted:
         for n in self._static_names:
             if n in kwargs:
                 static.append((n, _hashable(kwargs[n], f"static argument {n!r}")))
-        dyn_args = tuple(a for i, a in enumerate(args)
-                         if i not in self._static_nums and i - len(args) not in self._static_nums)
+        dyn_args = tuple(a for i, a in enumerate(args) if not self._static_at(i, len(args)))
         dyn_kw = {k: v for k, v in kwargs.items() if k not in self._static_names}
         leaves, tree = _flatten((dyn_args, dyn_kw))
         sig, where = [], []
@@ -186,7 +190,6 @@ class _Jitted:
 
     def _stage(self, key, args, kwargs, leaves, where):
         out_box = []
-        nums = self._static_nums
         tree = key[0]
 
         def flat(*staged):
@@ -195,8 +198,7 @@ class _Jitted:
                 full[i] = t
             dyn_args, dyn_kw = _unflatten(tree, full)
             it = iter(dyn_args)
-            call = [a if (i in nums or i - len(args) in nums) else next(it)
-                    for i, a in enumerate(args)]
+            call = [a if self._static_at(i, len(args)) else next(it) for i, a in enumerate(args)]
             kw = {k: (v if k in self._static_names else dyn_kw[k]) for k, v in kwargs.items()}
             out_leaves, out_tree = _flatten(self._fun(*call, **kw))
             for k, o in enumerate(out_leaves):
