@@ -113,21 +113,12 @@ def flatten_one_level(tree):
 
 def flatten_one_level_with_keys(tree):
     """``(((key, child), ...), aux)`` of the node ``tree``, with JAX's key
-    types."""
+    types (those of ``tree_flatten_with_path``, one level down)."""
     out = _one_level(tree)
-    return tuple(zip([_key_of(tree, e) for e in out.entries], out.children)), _aux(out)
-
-
-def _key_of(tree, entry):
-    if isinstance(tree, dict):
-        return DictKey(entry)
-    if isinstance(tree, tuple) and hasattr(tree, "_fields"):
-        return GetAttrKey(tree._fields[entry] if isinstance(entry, int) else entry)
-    if _dataclasses.is_dataclass(tree):
-        return GetAttrKey(entry)
-    if isinstance(tree, (list, tuple)):
-        return SequenceKey(entry)
-    return FlattenedIndexKey(entry)
+    # every child a leaf: one path entry per child
+    spec = tree_structure(tree, is_leaf=lambda x: x is not tree)
+    keys = [_key(acc[0]) for acc in spec.accessors()]
+    return tuple(zip(keys, out.children)), _aux(out)
 
 
 def is_tree_node(typ):
