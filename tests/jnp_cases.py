@@ -18,6 +18,7 @@ on; keep ``name`` the jax.numpy name (``"linalg.norm"`` for submodules).
 from __future__ import annotations
 
 import dataclasses
+import sys
 
 import numpy as np
 import pytest
@@ -25,6 +26,15 @@ import pytest
 import xgrad
 import xgrad.numpy as xnp
 from conftest import from_np, to_np
+
+
+def scipy_of(ns):
+    """``xgrad.scipy`` for ``xgrad.numpy``, ``jax.scipy`` (its submodules
+    imported) for ``jax.numpy``: the scipy of a case's namespace."""
+    if ns is xnp:
+        return xgrad.scipy
+    import jax.scipy.integrate, jax.scipy.linalg, jax.scipy.signal  # noqa: E401,F401  (jax only through the fixture)
+    return sys.modules["jax.scipy"]
 
 
 @dataclasses.dataclass

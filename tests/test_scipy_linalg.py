@@ -13,16 +13,12 @@ import xgrad
 import xgrad.numpy as xnp
 import xgrad.scipy as xsp
 from conftest import to_np
-from jnp_cases import JCase, check, ids
+from jnp_cases import JCase, check, ids, scipy_of
 
 RNG = np.random.default_rng(11)
 
 
-def _sp(ns):
-    if ns is xnp:
-        return xsp
-    import jax.scipy.linalg  # noqa: F401
-    return jax.scipy
+_sp = scipy_of     # xgrad.scipy, or jax.scipy for the oracle
 
 
 def _r(*shape):

@@ -7,17 +7,12 @@ import pytest
 import xgrad
 import xgrad.numpy as xnp
 import xgrad.scipy as xsp
-from jnp_cases import JCase, check, ids
+from jnp_cases import JCase, check, ids, scipy_of
 
 RNG = np.random.default_rng(7)
 
 
-def _sp(ns):
-    if ns is xnp:
-        return xsp
-    import jax.scipy.integrate  # noqa: F401
-    import jax.scipy.signal  # noqa: F401
-    return jax.scipy
+_sp = scipy_of     # xgrad.scipy, or jax.scipy for the oracle
 
 
 def _r(*shape):
