@@ -211,6 +211,17 @@ def checking():
     return c is not None and c.active()
 
 
+class LinearRead(TypeError):
+    """A concrete read of a value of a linear map traced to be transposed
+    (``transpose_linear``): the map's control flow depends on the point it
+    is traced at, so its transpose can't be read off one trace."""
+
+    def __init__(self, trace):
+        TypeError.__init__(self, "a linear map being transposed reads the concrete value of "
+                                 "its input (Python control flow on a tangent or cotangent)")
+        self.trace = trace
+
+
 class LeakedTracerError(Exception):
     """A tracer escaped the transform that made it, or levels were mixed up."""
 
@@ -345,11 +356,15 @@ class Trace:
     fails loudly instead of giving a wrong number.
     """
 
-    __slots__ = ("level", "alive")
+    __slots__ = ("level", "alive", "linear")
 
     def __init__(self, level):
         self.level = level
         self.alive = True
+        # set while a linear map is traced at an arbitrary point to be
+        # transposed: a concrete read of its values would bake in a branch
+        # taken at that point only (LinearRead)
+        self.linear = False
 
     def process_primitive(self, prim, args, params):  # pragma: no cover
         raise NotImplementedError
@@ -437,6 +452,8 @@ class Tracer:
 
     # ---- eager model: concrete values where they exist --------------------
     def concrete(self):
+        if self._trace.linear:
+            raise LinearRead(self._trace)
         v = concrete(self.primal)
         if is_lazy_array(v):
             raise _backends._dask.no_value(v, "reading its concrete value")

@@ -3,6 +3,9 @@ turning Python scalars into arrays, lowering outputs out of a finished trace,
 and turning zeros (None) into arrays."""
 from __future__ import annotations
 
+import os
+import warnings
+
 from ..core import Tracer, all_finite, current_trace
 from ..backends import (SCALAR_TYPES, backend_of, default_namespace, is_inexact, is_complex,
                         to_array)
@@ -225,3 +228,27 @@ def flatten_fun(fun, in_tree, store, fname, has_aux=False, args=None, nums=None,
         o_flat, store["tree"] = _tree.flatten(out)
         return o_flat
     return f_flat
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_warned_at = set()
+
+
+def warn_fallback(exc, what):
+    """Warn, once per line of user code, that ``what`` (a slower fallback)
+    is taken because the Python control flow at that line (the innermost
+    frame outside xgrad in ``exc``'s traceback) read a value."""
+    where = None
+    tb = exc.__traceback__
+    while tb is not None:
+        f = tb.tb_frame.f_code.co_filename
+        if not os.path.abspath(f).startswith(_PACKAGE):
+            where = (f, tb.tb_lineno)
+        tb = tb.tb_next
+    if where is None or where in _warned_at:
+        return
+    _warned_at.add(where)
+    warnings.warn_explicit(
+        f"{what}: Python control flow (if/while, float(), int(), bool()) at this line reads "
+        f"a value that differs per basis vector. xgrad.lax.cond/while_loop or "
+        f"xgrad.numpy.where keep it in one pass.", RuntimeWarning, where[0], where[1])

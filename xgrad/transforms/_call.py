@@ -15,12 +15,12 @@ from __future__ import annotations
 import functools
 import inspect
 
-from ..core import Primitive, Tracer, bind, active_level
+from ..core import LinearRead, Primitive, Tracer, bind, active_level
 from ..backends import is_inexact
 from .. import numpy as xnp
 from .. import tree as _tree
 from .vjp import vjp_flat, backward_pass
-from ._api import fresh
+from ._api import fresh, warn_fallback
 
 __all__ = ["Spec", "UserSpec", "CustomFunction", "call_primitive", "bind_call", "positional",
            "transpose_linear", "touches", "is_value", "zeros", "inexact", "DYN"]
@@ -149,13 +149,71 @@ def positional(fun, args, kwargs):
     return ba.args
 
 
+_POINT = 0.3183098861837907      # 1/pi: nonzero, and no boundary of a clip or a kink
+
+
 def transpose_linear(lin, at, cts):
-    """Apply the transpose of the linear map ``lin`` (flat lists, evaluated
-    at the points ``at``) to ``cts``: the VJP of a linear map is its transpose."""
-    outs, out_nodes, in_nodes, trace = vjp_flat(lin, at)
+    """Apply the transpose of the linear map ``lin`` (flat lists of arrays
+    like ``at``) to ``cts``: the VJP of a linear map is its transpose, at any
+    point. It is traced at a nonzero point, since a zero tangent or
+    cotangent is where rules take shortcuts (``if not any(g): return 0``).
+
+    Where ``lin`` reads a concrete value of its input (Python control flow
+    on a tangent or cotangent, e.g. a convergence test), one trace at
+    ``at`` would bake in the branch taken there: the transpose is then
+    assembled from ``lin`` applied to each basis vector instead (exact, one
+    call per input element), with a warning."""
+    box = []
+
+    def marked(*xs):
+        for x in xs:
+            if isinstance(x, Tracer):
+                x._trace.linear = True
+                box.append(x._trace)
+                break
+        return lin(*xs)
+    point = [xnp.full_like(a, _POINT) if is_inexact(a.dtype) else a for a in at]
+    try:
+        outs, out_nodes, in_nodes, trace = vjp_flat(marked, point)
+    except LinearRead as e:
+        if not box or e.trace is not box[0]:
+            raise
+        warn_fallback(e, "a custom rule's linear map is applied once per basis vector "
+                         "instead of being transposed from one trace")
+        return _transpose_by_basis(lin, at, cts)
+    trace.linear = False
     seeds = [(nd, c) for nd, c in zip(out_nodes, cts) if nd is not None and c is not None]
     res = backward_pass(trace.tape, trace.n, seeds, consume=True, sites=trace.sites)
     return [res[nd] if nd is not None else None for nd in in_nodes]
+
+
+def _transpose_by_basis(lin, at, cts):
+    """``lin``'s transpose applied to ``cts``, entry by entry: the entry j of
+    input k is the sum over the outputs of ``lin(e_kj) * cts``."""
+    res = []
+    for k, a in enumerate(at):
+        if not is_inexact(a.dtype):
+            res.append(None)
+            continue
+        n = 1
+        for d in a.shape:
+            n *= d
+        entries = []
+        for j in range(n):
+            e = [zeros(x) for x in at]
+            hot = xnp.arange(n, device=xnp._device_of(a)) == j
+            e[k] = xnp.reshape(xnp.astype(hot, a.dtype), tuple(a.shape))
+            total = None
+            for col, ct in zip(lin(*e), cts):
+                if col is None or ct is None:
+                    continue
+                term = xnp.sum(col * ct)
+                total = term if total is None else total + term
+            entries.append(xnp.zeros((), dtype=a.dtype) if total is None
+                           else xnp.astype(total, a.dtype))
+        res.append(xnp.reshape(xnp.stack(entries), tuple(a.shape)) if entries
+                   else xnp.zeros(tuple(a.shape), dtype=a.dtype))
+    return res
 
 
 class UserSpec(Spec):

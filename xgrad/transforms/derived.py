@@ -14,7 +14,7 @@ from .. import tree as _tree
 from ..backends import backend_of, is_inexact, is_complex
 from .jvp import jvp
 from .vjp import vjp_owning, grad
-from .vmap import vmap
+from .vmap import map_basis
 from ._api import diff_args, flatten_fun, instantiate, repeat
 
 __all__ = ["jacfwd", "jacrev", "hessian", "hvp"]
@@ -84,7 +84,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
             # the tangent (every row is the same; a call primitive may still mark
             # them batched, hence out_axes 0 and row 0); aux would be batched
             # there, so with has_aux it is recomputed
-            outs, cols = vmap(push, in_axes=0, out_axes=0)(*basis)           # (N, *out_o)
+            outs, cols = map_basis(push, basis, "jacfwd")           # (N, *out_o)
             outs = [o[0, ...] for o in outs]
         if outs is None or has_aux:
             outs = f_flat(*flat)
@@ -139,7 +139,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False):
             # one output element (a scalar function): one pull-back, no vmap level
             rows = [xnp.expand_dims(r, axis=0) for r in vjp_fn([b[0, ...] for b in basis])]
         elif sum(sizes):
-            rows = vmap(lambda *cts: vjp_fn(list(cts)))(*basis)     # each (N, *in_k)
+            rows = map_basis(lambda *cts: vjp_fn(list(cts)), basis, "jacrev")  # (N, *in_k)
         else:
             rows = [xnp.zeros((0,) + tuple(x.shape), dtype=x.dtype, device=xnp._device_of(x))
                     for x in flat]

@@ -21,9 +21,25 @@ from ..core import Trace, Tracer, new_main
 from .. import numpy as xnp
 from ..rules._batching import moveaxis
 from .. import tree as _tree
-from ._api import Named, as_primal, fresh
+from ._api import Named, as_primal, fresh, warn_fallback
 
-__all__ = ["BatchTrace", "BatchTracer", "vmap"]
+__all__ = ["BatchTrace", "BatchTracer", "PerExampleRead", "vmap", "map_basis"]
+
+
+class PerExampleRead(TypeError):
+    """Python control flow read a value inside vmap that differs per example."""
+
+    def __init__(self, trace, shape):
+        TypeError.__init__(
+            self,
+            f"a value inside vmap depends on the mapped axis (shape {shape} per example), "
+            f"so it has no single concrete value: Python control flow (if, while, bool(), "
+            f"float(), int()) can't branch on it and it can't be used as an index. Use "
+            f"xgrad.numpy.where(cond, a, b) to select per example, xgrad.lax.cond / "
+            f"xgrad.lax.switch for per-example branches and xgrad.lax.while_loop / "
+            f"fori_loop for per-example loops, or pass the value with in_axes=None if it "
+            f"is the same for every example.")
+        self.trace = trace
 
 
 class BatchTracer(Tracer):
@@ -39,12 +55,7 @@ class BatchTracer(Tracer):
         return s[:b] + s[b + 1:]
 
     def concrete(self):
-        raise TypeError(
-            f"a value inside vmap depends on the mapped axis (shape {self.shape} per "
-            f"example), so it has no single concrete value: Python control flow (if, "
-            f"while, bool(), float(), int()) can't branch on it and it can't be used as "
-            f"an index. Use xgrad.numpy.where(cond, a, b) to select per example, or "
-            f"pass the value with in_axes=None if it is the same for every example.")
+        raise PerExampleRead(self._trace, self.shape)
 
     def __repr__(self):
         # NB: the per-example value does not exist; show the whole batch.
@@ -163,56 +174,83 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
     """
     @functools.wraps(fun)
     def vf(*args, **kwargs):
-        spec = tuple(in_axes) if isinstance(in_axes, list) else in_axes
-        if isinstance(spec, tuple):
-            if len(spec) != len(args):
-                raise ValueError(f"vmap: in_axes has {len(spec)} entries but the function "
-                                 f"was called with {len(args)} positional arguments")
-        elif not _is_axis(spec):
-            raise TypeError(f"vmap: in_axes must be an int, None, or a tuple with one entry "
-                            f"per positional argument; got {type(spec).__name__}. Wrap a "
-                            f"single argument's spec in a 1-tuple: in_axes=(spec,)")
-        flat, in_tree = _tree.flatten((args, kwargs))
-        axes = _broadcast_prefix(spec, args, "in_axes")
-        axes += [0] * (len(flat) - len(axes))
-        flat = [as_primal(x, "vmap", _where(in_tree, i)) for i, x in enumerate(flat)]
-        size = axis_size
-        size_from = "axis_size"
-        norm_axes = []
-        for i, (x, ax) in enumerate(zip(flat, axes)):
-            if ax is None:
-                norm_axes.append(None)
-                continue
-            nd = x.ndim
-            if not -nd <= ax < nd:
-                raise ValueError(f"vmap: in_axes={ax} is out of range for {_where(in_tree, i)} "
-                                 f"with shape {tuple(x.shape)} ({nd} dimensions)")
-            ax %= nd
-            n = x.shape[ax]
-            if size is None:
-                size, size_from = n, f"{_where(in_tree, i)} (axis {ax})"
-            elif n != size:
-                raise ValueError(f"vmap: inconsistent sizes of the mapped axes: "
-                                 f"{_where(in_tree, i)} has size {n} on axis {ax}, but "
-                                 f"{size_from} has size {size}")
-            norm_axes.append(ax)
-        if size is None:
-            raise ValueError("vmap: no argument is mapped (all in_axes are None); pass "
-                             "axis_size to say how many examples to make")
-        with new_main(BatchTrace, size) as trace:
-            # an unmapped argument is the same for every example: a copy, so
-            # that a write into it in fun does not reach the caller's array
-            ins = [fresh(x) if ax is None else BatchTracer(trace, x, ax)
-                   for x, ax in zip(flat, norm_axes)]
-            a, k = _tree.unflatten(in_tree, ins)
-            out = fun(*a, **k)
-            o_flat, out_tree = _tree.flatten(out)
-            oax = _broadcast_prefix(tuple(out_axes) if isinstance(out_axes, list) else out_axes,
-                                    out, "out_axes")
-            res = [_finish(trace, o, ax, size, out_tree, i)
-                   for i, (o, ax) in enumerate(zip(o_flat, oax))]
-        return _tree.unflatten(out_tree, res)
+        return _vmap_call(fun, in_axes, out_axes, axis_size, args, kwargs)
     return vf
+
+
+def map_basis(fun, basis, who):
+    """``vmap(fun)(*basis)`` (axis 0 of every array in ``basis``), the batched
+    pass of a Jacobian over basis vectors. Where Python control flow in
+    ``fun`` reads a value that differs per basis vector (a convergence test
+    on a cotangent, say), the basis vectors go through ``fun`` one by one
+    instead, with a warning naming the line: an explicit ``vmap`` raises
+    there, but a Jacobian has a well-defined answer."""
+    box = []
+    try:
+        return _vmap_call(fun, 0, 0, None, tuple(basis), {}, box)
+    except PerExampleRead as e:
+        if not box or e.trace is not box[0]:
+            raise
+        warn_fallback(e, f"{who} loops over the basis vectors instead of one batched pass")
+    n = basis[0].shape[0]
+    rows = [_tree.flatten(fun(*[b[i, ...] for b in basis])) for i in range(n)]
+    tree = rows[0][1]
+    return _tree.unflatten(tree, [xnp.stack([r[0][k] for r in rows])
+                                  for k in range(len(rows[0][0]))])
+
+
+def _vmap_call(fun, in_axes, out_axes, axis_size, args, kwargs, box=None):
+    spec = tuple(in_axes) if isinstance(in_axes, list) else in_axes
+    if isinstance(spec, tuple):
+        if len(spec) != len(args):
+            raise ValueError(f"vmap: in_axes has {len(spec)} entries but the function "
+                             f"was called with {len(args)} positional arguments")
+    elif not _is_axis(spec):
+        raise TypeError(f"vmap: in_axes must be an int, None, or a tuple with one entry "
+                        f"per positional argument; got {type(spec).__name__}. Wrap a "
+                        f"single argument's spec in a 1-tuple: in_axes=(spec,)")
+    flat, in_tree = _tree.flatten((args, kwargs))
+    axes = _broadcast_prefix(spec, args, "in_axes")
+    axes += [0] * (len(flat) - len(axes))
+    flat = [as_primal(x, "vmap", _where(in_tree, i)) for i, x in enumerate(flat)]
+    size = axis_size
+    size_from = "axis_size"
+    norm_axes = []
+    for i, (x, ax) in enumerate(zip(flat, axes)):
+        if ax is None:
+            norm_axes.append(None)
+            continue
+        nd = x.ndim
+        if not -nd <= ax < nd:
+            raise ValueError(f"vmap: in_axes={ax} is out of range for {_where(in_tree, i)} "
+                             f"with shape {tuple(x.shape)} ({nd} dimensions)")
+        ax %= nd
+        n = x.shape[ax]
+        if size is None:
+            size, size_from = n, f"{_where(in_tree, i)} (axis {ax})"
+        elif n != size:
+            raise ValueError(f"vmap: inconsistent sizes of the mapped axes: "
+                             f"{_where(in_tree, i)} has size {n} on axis {ax}, but "
+                             f"{size_from} has size {size}")
+        norm_axes.append(ax)
+    if size is None:
+        raise ValueError("vmap: no argument is mapped (all in_axes are None); pass "
+                         "axis_size to say how many examples to make")
+    with new_main(BatchTrace, size) as trace:
+        if box is not None:
+            box.append(trace)
+        # an unmapped argument is the same for every example: a copy, so
+        # that a write into it in fun does not reach the caller's array
+        ins = [fresh(x) if ax is None else BatchTracer(trace, x, ax)
+               for x, ax in zip(flat, norm_axes)]
+        a, k = _tree.unflatten(in_tree, ins)
+        out = fun(*a, **k)
+        o_flat, out_tree = _tree.flatten(out)
+        oax = _broadcast_prefix(tuple(out_axes) if isinstance(out_axes, list) else out_axes,
+                                out, "out_axes")
+        res = [_finish(trace, o, ax, size, out_tree, i)
+               for i, (o, ax) in enumerate(zip(o_flat, oax))]
+    return _tree.unflatten(out_tree, res)
 
 
 def _finish(trace, o, ax, size, out_tree, i):
