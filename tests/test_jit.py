@@ -308,3 +308,76 @@ def test_traced_indices_and_shifts_under_jit():
     jr = xgrad.jit(lambda v, s: xnp.roll(v, s))
     for s in (1, 3):
         np.testing.assert_array_equal(jr(np.arange(5.0), np.asarray(s)), np.roll(np.arange(5.0), s))
+
+
+def test_transforms_of_a_jitted_function_replay_its_program():
+    calls = []
+
+    def f(x):
+        calls.append(1)
+        y = xnp.sin(x) * x
+        if xnp.sum(y) > 0:            # a guard on the flag (float() would guard the value)
+            return xnp.sum(y ** 2)
+        return xnp.sum(xnp.cos(y))
+    jf = xgrad.jit(f)
+    pos, neg = np.array([0.5, 1.0, 1.5]), np.array([4.0, 4.5, 5.0])
+    for x in (pos, neg, pos * 1.1, neg * 1.01):
+        assert_tree(xgrad.grad(jf)(x), xgrad.grad(f)(x), rtol=1e-15)
+        assert_tree(xgrad.hessian(jf)(x), xgrad.hessian(f)(x), rtol=1e-14)
+        assert_tree(xgrad.jvp(jf, (x,), (x,)), xgrad.jvp(f, (x,), (x,)), rtol=1e-15)
+    n = len(calls)
+    for x in (pos * 0.9, neg * 0.99):               # both branches are cached by now
+        xgrad.grad(jf)(x)
+        xgrad.hessian(jf)(x)
+    assert len(calls) == n                           # no Python body: the Program replayed
+    # per-example values (vmap) run the function as it is
+    b = np.stack([pos, neg])
+    assert_tree(xgrad.vmap(xgrad.grad(lambda v: xnp.sum(xnp.sin(v) * v)))(b),
+                xgrad.vmap(xgrad.grad(xgrad.jit(lambda v: xnp.sum(xnp.sin(v) * v))))(b))
+
+
+def test_a_jitted_function_closing_over_a_tracer_runs_as_it_is():
+    x = np.array([0.3, -0.7])
+
+    def outer(w):
+        inner = xgrad.jit(lambda v: xnp.sum(xnp.tanh(v * w)))
+        return inner(x) * w
+    g = xgrad.grad(outer)(1.3)
+    eager = xgrad.grad(lambda w: xnp.sum(xnp.tanh(x * w)) * w)(1.3)
+    np.testing.assert_allclose(g, eager, rtol=1e-15)
+    # the same jitted function under two different outer tracers
+    w_box = {}
+    jitted = xgrad.jit(lambda v: xnp.sum(v * w_box["w"]))
+    for w0 in (2.0, 3.0):
+        def f(w):
+            w_box["w"] = w
+            return jitted(x)
+        np.testing.assert_allclose(xgrad.grad(f)(w0), np.sum(x), rtol=1e-15)
+
+
+def test_jit_of_grad_of_jit_keeps_the_inner_guards():
+    inner = xgrad.jit(lambda x: xnp.sum(x ** 2) if float(xnp.sum(x)) > 0 else xnp.sum(x ** 3))
+    outer = xgrad.jit(xgrad.grad(inner))
+    for x in (np.array([1.0, 2.0]), np.array([-1.0, -2.0]), np.array([3.0, 1.0])):
+        expect = 2 * x if x.sum() > 0 else 3 * x ** 2
+        np.testing.assert_allclose(outer(x), expect, rtol=1e-15)
+        np.testing.assert_allclose(xgrad.grad(inner)(x), expect, rtol=1e-15)
+
+
+def test_custom_rules_inside_a_jitted_function_under_grad():
+    @xgrad.custom_vjp
+    def clip_grad(x):
+        return x
+
+    clip_grad.defvjp(lambda x: (x, None), lambda _, g: (xnp.clip(g, -1.0, 1.0),))
+
+    def f(x):
+        return xnp.sum(clip_grad(x) * np.array([3.0, 0.5]))
+    jf = xgrad.jit(f)
+    x = np.array([1.0, 2.0])
+    for _ in range(2):
+        np.testing.assert_allclose(xgrad.grad(jf)(x), [1.0, 0.5], rtol=0)
+    ck = xgrad.jit(xgrad.checkpoint(lambda x: xnp.sin(xnp.sin(x))))
+    for _ in range(2):
+        np.testing.assert_allclose(xgrad.grad(lambda x: xnp.sum(ck(x)))(x),
+                                   np.cos(np.sin(x)) * np.cos(x), rtol=1e-15)

@@ -348,6 +348,11 @@ def active_level():
     return len(_state.stack)
 
 
+def active_traces():
+    """The active traces of this thread, outermost first."""
+    return tuple(_state.stack)
+
+
 class Trace:
     """Base class of all transforms. One instance per transform call.
 

@@ -24,10 +24,13 @@ it is staged, not at replays (as in JAX). Python scalars among the
 arguments are static (part of the signature): pass an array for a value that
 changes from call to call.
 
-Inside another transform (``grad(jit(f))``, ``vmap(jit(f))``) the function
-runs as it is, traced by that transform, so every composition is the eager
-one; ``jit(grad(f))`` stages the whole forward and backward pass into one
-Program.
+Inside another transform (``grad(jit(f))``, ``jvp(jit(f))``) the Program
+staged for the values under the tracers (checked against its guards) is
+evaluated by binding each equation, so the transform differentiates the
+Program, not the Python body; where those values differ per example
+(``vmap(jit(f))``) or another jit is staging (its guards need the reads),
+the function runs as it is. ``jit(grad(f))`` stages the whole forward and
+backward pass into one Program.
 """
 from __future__ import annotations
 
@@ -38,7 +41,8 @@ import warnings as _warnings
 
 from .. import core as _core
 from ..backends import backend_of as _backend_of
-from ..program import (Eqn as _Eqn, Guard as _Guard, Program as _Program, Var as _Var,
+from ..program import (Eqn as _Eqn, Guard as _Guard, Program as _Program,
+                       StageTrace as _StageTrace, Var as _Var, eval_program as _eval_program,
                        stage as _stage)
 from ..tree import flatten as _flatten, unflatten as _unflatten
 
@@ -125,8 +129,7 @@ class _Jitted:
 
     def __call__(self, *args, **kwargs):
         if _core.active_level():
-            # inside a transform (or another jit's staging): run as it is
-            return self._fun(*args, **kwargs)
+            return self._traced_call(args, kwargs)
         key, leaves, where = self._signature(args, kwargs)
         progs = self._cache.get(key)
         if progs is not None:
@@ -140,16 +143,58 @@ class _Jitted:
                 if k:                       # the branch taken now is tried first next time
                     progs.insert(0, progs.pop(k))
                 return _unflatten(entry.out_tree, out)
-            n = self._restages.get(key, 0) + 1
-            self._restages[key] = n
-            if n == self._warn_after:
-                _warnings.warn(
-                    f"jit of {getattr(self._fun, '__name__', 'a function')}: staged again {n} "
-                    f"times for one input signature because a value it reads (if/while on a "
-                    f"traced value, float(), an index, a value-dependent shape) keeps "
-                    f"changing; every call pays for staging. Use xgrad.lax.cond/while_loop "
-                    f"or pass that value as a static argument.", RuntimeWarning, stacklevel=2)
+            self._count_restage(key)
         return self._stage(key, args, kwargs, leaves, where)
+
+    def _traced_call(self, args, kwargs):
+        """A call inside another transform: the Program for the values under
+        the tracers, evaluated on the tracers (see the module docstring)."""
+        if any(isinstance(t, _StageTrace) for t in _core.active_traces()):
+            return self._fun(*args, **kwargs)
+        n = len(args)
+        try:
+            plain = tuple(a if self._static_at(i, n) else _peek_tree(a)
+                          for i, a in enumerate(args))
+            plain_kw = {k: v if k in self._static_names else _peek_tree(v)
+                        for k, v in kwargs.items()}
+        except TypeError:               # a value that differs per example (vmap)
+            return self._fun(*args, **kwargs)
+        key, leaves, where = self._signature(plain, plain_kw)
+        dyn = [leaves[i] for i in where]
+        entry = None
+        progs = self._cache.get(key)
+        for k, e in enumerate(progs or ()):
+            if e.guards:
+                try:
+                    e.run(dyn)              # checks the guards on the values
+                except _Restage:
+                    continue
+            entry = e
+            if k:
+                progs.insert(0, progs.pop(k))
+            break
+        if entry is None:
+            if progs is not None:
+                self._count_restage(key)
+            entry = self._stage_entry(key, plain, plain_kw, leaves, where)[0]
+            if entry is None:           # not cacheable (closes over a tracer, say)
+                return self._fun(*args, **kwargs)
+        self._cache.move_to_end(key)
+        t_leaves = _flatten((tuple(a for i, a in enumerate(args) if not self._static_at(i, n)),
+                             {k: v for k, v in kwargs.items() if k not in self._static_names}))[0]
+        out = _eval_program(entry.pruned(), [t_leaves[i] for i in where])
+        return _unflatten(entry.out_tree, out)
+
+    def _count_restage(self, key):
+        n = self._restages.get(key, 0) + 1
+        self._restages[key] = n
+        if n == self._warn_after:
+            _warnings.warn(
+                f"jit of {getattr(self._fun, '__name__', 'a function')}: staged again {n} "
+                f"times for one input signature because a value it reads (if/while on a "
+                f"traced value, float(), an index, a value-dependent shape) keeps "
+                f"changing; every call pays for staging. Use xgrad.lax.cond/while_loop "
+                f"or pass that value as a static argument.", RuntimeWarning, stacklevel=3)
 
     def _static_at(self, i, n):
         """Whether positional argument ``i`` of ``n`` is static (``static_argnums``
@@ -189,6 +234,14 @@ class _Jitted:
         return (tree, tuple(sig), tuple(sorted(static, key=repr)), len(args)), leaves, where
 
     def _stage(self, key, args, kwargs, leaves, where):
+        entry, out_tree, values = self._stage_entry(key, args, kwargs, leaves, where)
+        return _unflatten(out_tree, values)
+
+    def _stage_entry(self, key, args, kwargs, leaves, where):
+        """Stage ``fun`` for the signature ``key`` and cache the Program;
+        returns ``(entry, out_tree, values)``, entry None when the Program
+        can't be replayed (a call closes over a staged value, or the
+        function closes over an outer transform's tracer)."""
         out_box = []
         tree = key[0]
 
@@ -215,23 +268,52 @@ class _Jitted:
         program, values, trace = _stage(flat, [leaves[i] for i in where], guards=guards)
         self.stagings += 1
         out_tree = out_box[0]
-        if not trace.opaque:
-            entry = _Entry(_compile(program, guards), out_tree)
+        entry = None
+        if not trace.opaque and not _closes_over_tracers(program):
+            entry = _Entry(_compile(program, guards), out_tree, program, bool(guards))
             progs = self._cache.setdefault(key, [])
             progs.insert(0, entry)
             del progs[8:]                   # the most recent branches of one signature
             self._cache.move_to_end(key)
             while len(self._cache) > self._size:
                 self._cache.popitem(last=False)
-        return _unflatten(out_tree, values)
+        return entry, out_tree, values
 
 
 class _Entry:
-    __slots__ = ("run", "out_tree")
+    """A cached Program: ``run`` (compiled), ``out_tree``, ``guards``
+    (whether it has any), and the Program for evaluation under transforms."""
 
-    def __init__(self, run, out_tree):
+    __slots__ = ("run", "out_tree", "program", "guards", "_pruned")
+
+    def __init__(self, run, out_tree, program, guards):
         self.run = run
         self.out_tree = out_tree
+        self.program = program
+        self.guards = guards
+        self._pruned = None
+
+    def pruned(self):
+        if self._pruned is None:
+            self._pruned = self.program.prune()
+        return self._pruned
+
+
+def _closes_over_tracers(program):
+    """Whether an equation or an output uses an outer transform's tracer
+    (the function closed over it): the Program then holds for that tracer only."""
+    return (any(isinstance(x, _core.Tracer) for e in program.eqns for x in e.ins)
+            or any(isinstance(o, _core.Tracer) for o in program.outs))
+
+
+def _peek_tree(x):
+    """``x`` with each traced leaf replaced by the value under it (no guard);
+    TypeError where it differs per example."""
+    leaves, tree = _flatten(x)
+    if not any(isinstance(v, _core.Tracer) for v in leaves):
+        return x
+    return _unflatten(tree, [_core.peek(v) if isinstance(v, _core.Tracer) else v
+                             for v in leaves])
 
 
 def _hashable(v, what):
