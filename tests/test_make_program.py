@@ -108,4 +108,5 @@ def test_benchmark_quick_runs():
                           cwd=ROOT, capture_output=True, text=True, timeout=120,
                           env=dict(os.environ, PYTHONPATH=ROOT))
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "jit/eager" in proc.stdout and "MISMATCH" not in proc.stdout
+    assert "speed-up" in proc.stdout and "MISMATCH" not in proc.stdout
+    assert proc.stdout.count(" ok\n") + proc.stdout.count(" ok\r\n") == 7
