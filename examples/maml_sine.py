@@ -37,6 +37,9 @@ pretraining 2.5 s. Post-adaptation MSE after 0 / 1 / 10 steps: MAML 2.99 /
 less per meta-step (12 s of CPU) and adapts almost as well on this problem
 (3.05 / 0.52 / 0.19). ``--quick`` (800 meta-steps, about 4 s of CPU) gives
 3.07 / 1.51 / 1.02 against 3.15 / 2.69 / 2.36 and checks nothing itself.
+Those times are eager, with BLAS threads; with one BLAS thread (now the
+default) and the jitted steps (the default; the same numbers bit for bit)
+the 4 000 meta-steps take about 5 s, a meta-step 2x faster than eager.
 
 Run:  python examples/maml_sine.py [--steps N] [--first-order] [--quick]
 """
