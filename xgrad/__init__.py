@@ -18,6 +18,7 @@ from .transforms.jvp import jvp
 from .transforms.vjp import vjp, grad, value_and_grad
 from .transforms.vmap import vmap
 from .transforms.jit import jit
+from .transforms.make_program import make_program
 from .transforms.custom_vjp import custom_vjp
 from .transforms.custom_jvp import custom_jvp
 from .transforms.checkpoint import checkpoint, remat, checkpoint_sequential, checkpoint_name
@@ -38,7 +39,7 @@ from .transforms.vectorize import vectorize as _vectorize
 numpy.vectorize = _vectorize
 numpy.__all__ = sorted(set(numpy.__all__) | {"vectorize"})
 
-__all__ = ["jit", "grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev",
+__all__ = ["jit", "make_program", "grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev",
            "hessian", "hvp", "vmap", "laplacian", "diag_hessian", "custom_vjp", "custom_jvp",
            "checkpoint", "remat", "checkpoint_sequential", "checkpoint_name",
            "checkpoint_policies", "stop_gradient", "check_grads",

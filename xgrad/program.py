@@ -107,18 +107,21 @@ class Guard:
 class Program:
     """A staged computation: ``in_vars`` (a Var per input; None for an input
     that was not staged), ``eqns`` in order, ``outs`` (a Var or a constant
-    per output).
+    per output), ``guards`` (the values it was staged for: ``Guard`` s; only
+    ``make_program`` and ``jit(f).lower`` fill them in).
 
-    ``program(*args)`` evaluates it (``eval_program``); ``str(program)`` lists
-    it; ``program.consts`` are the array constants its equations use.
+    ``program(*args)`` evaluates it (``eval_program``; it does not check the
+    guards); ``str(program)`` lists it, each guard after the equation it
+    follows; ``program.consts`` are the array constants its equations use.
     """
 
-    __slots__ = ("in_vars", "eqns", "outs", "__weakref__")
+    __slots__ = ("in_vars", "eqns", "outs", "guards", "__weakref__")
 
-    def __init__(self, in_vars, eqns, outs):
+    def __init__(self, in_vars, eqns, outs, guards=()):
         self.in_vars = list(in_vars)
         self.eqns = list(eqns)
         self.outs = list(outs)
+        self.guards = list(guards)
 
     def __call__(self, *args):
         return eval_program(self, args)
@@ -138,12 +141,21 @@ class Program:
         """The Program without the equations no output depends on (a call
         staged and then redone inline by its rule is dead, for example)."""
         live = {id(v) for v in self.outs if type(v) is Var}
-        kept = []
-        for e in reversed(self.eqns):
+        live.update(id(g.var) for g in self.guards)
+        kept, before = [], [0] * (len(self.eqns) + 1)
+        for k in range(len(self.eqns) - 1, -1, -1):
+            e = self.eqns[k]
             if any(o is not None and id(o) in live for o in e.outs):
                 kept.append(e)
                 live.update(id(x) for x in e.ins if type(x) is Var)
-        return Program(self.in_vars, kept[::-1], self.outs)
+        n = 0
+        keep = {id(e) for e in kept}
+        for k, e in enumerate(self.eqns):      # a guard's position among the kept equations
+            before[k] = n
+            n += id(e) in keep
+        before[-1] = n
+        return Program(self.in_vars, kept[::-1], self.outs,
+                       [Guard(before[g.at], g.var, g.value) for g in self.guards])
 
     def names(self):
         """{Var: name}: ``a, b, ..., z, aa, ...`` in order of definition."""
@@ -158,6 +170,12 @@ class Program:
         return names
 
     def __str__(self):
+        return self.pretty()
+
+    def pretty(self):
+        """The listing: an equation per line (``out:dtype[shape] =
+        prim[params] ins``), constants by dtype and shape (a 0-d one by its
+        value), and ``guard v == value`` where a guard is checked."""
         names = self.names()
 
         def decl(v):
@@ -165,12 +183,25 @@ class Program:
 
         def ref(x):
             return names[x] if type(x) is Var else Program.const_text(x)
+        at = {}
+        for g in self.guards:
+            at.setdefault(g.at, []).append(g)
+
+        def guards(k):
+            for g in at.get(k, ()):
+                lines.append(f"    guard {ref(g.var)} == {Program.const_text(g.value)}")
         lines = ["{ lambda " + ", ".join(decl(v) for v in self.in_vars if v is not None) + " ."]
-        for e in self.eqns:
+        guards(0)
+        for k, e in enumerate(self.eqns):
             lhs = ", ".join(decl(o) for o in e.outs if o is not None) or "_"
-            lines.append(f"    {lhs} = {e.label()} {' '.join(ref(x) for x in e.ins)}")
+            lines.append(f"    {lhs} = {e.label()} {' '.join(ref(x) for x in e.ins)}".rstrip())
+            guards(k + 1)
         lines.append("  in (" + ", ".join(ref(o) for o in self.outs) + ") }")
         return "\n".join(lines)
+
+    def as_text(self):
+        """The listing (``str(program)``), under the name JAX's ``Lowered`` uses."""
+        return self.pretty()
 
     __repr__ = __str__
 
@@ -183,7 +214,11 @@ class Program:
         if _is_array(x):
             if tuple(x.shape) == ():
                 try:
-                    return repr(float(x))
+                    if str(x.dtype).endswith("bool"):
+                        return repr(bool(x))
+                    if _is_inexact(x.dtype):
+                        return repr(complex(x) if _is_complex(x.dtype) else float(x))
+                    return repr(int(x))
                 except Exception:  # pragma: no cover
                     pass
             return f"<const {_short_dtype(x.dtype)}{list(x.shape)}>"
@@ -401,7 +436,7 @@ def _fmt_param(val):
     if _is_array(val):
         return f"<array {_short_dtype(val.dtype)}{list(val.shape)}>"
     if isinstance(val, tuple):
-        return "(" + ",".join(_fmt_param(x) for x in val) + ")"
+        return "(" + ",".join(_fmt_param(x) for x in val) + ("," if len(val) == 1 else "") + ")"
     return repr(val)
 
 

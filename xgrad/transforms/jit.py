@@ -125,6 +125,27 @@ class _Jitted:
         """``(signatures, programs)`` currently cached."""
         return len(self._cache), sum(len(v) for v in self._cache.values())
 
+    def lower(self, *args, **kwargs):
+        """The ``Program`` a call with these arguments runs, guards included
+        (``str()`` or ``.as_text()`` lists it), like JAX's ``jit(f).lower``:
+        staged now for the listing, not cached and not compiled (the cached
+        code is this Program after common-subexpression and dead-code
+        elimination). ``xgrad.make_program`` is the same for any function."""
+        key, leaves, where = self._signature(args, kwargs)
+
+        def flat(*staged):
+            full = list(leaves)
+            for i, t in zip(where, staged):
+                full[i] = t
+            dyn_args, dyn_kw = _unflatten(key[0], full)
+            it = iter(dyn_args)
+            call = [a if self._static_at(i, len(args)) else next(it) for i, a in enumerate(args)]
+            kw = {k: (v if k in self._static_names else dyn_kw[k]) for k, v in kwargs.items()}
+            return _flatten(self._fun(*call, **kw))[0]
+        guards = []
+        program, _, _ = _stage(flat, [leaves[i] for i in where], guards=guards)
+        return _Program(program.in_vars, program.eqns, program.outs, guards)
+
     # ----- calling ------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
