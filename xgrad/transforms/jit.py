@@ -39,6 +39,8 @@ import functools as _functools
 import inspect as _inspect
 import warnings as _warnings
 
+import numpy as _np
+
 from .. import core as _core
 from ..backends import backend_of as _backend_of
 from ..program import (Eqn as _Eqn, Guard as _Guard, Program as _Program,
@@ -49,6 +51,7 @@ from ..tree import flatten as _flatten, unflatten as _unflatten
 __all__ = ["jit"]
 
 _SCALARS = (bool, int, float, complex)
+_ndarray = _np.ndarray
 
 
 class _Restage(Exception):
@@ -243,8 +246,12 @@ class _Jitted:
             if t in _SCALARS:
                 # repr tells 0.0 from -0.0, and a NaN equals itself
                 sig.append((t, repr(x) if t in (float, complex) else x))
+            elif t is _ndarray:                          # the common case, cheaply
+                sig.append((t, x.shape, x.dtype))
+                where.append(i)
             elif hasattr(x, "shape") and hasattr(x, "dtype"):
-                sig.append((t, tuple(x.shape), str(x.dtype), _device(x)))
+                # the dtype object itself: its str() costs microseconds
+                sig.append((t, tuple(x.shape), x.dtype, _device(x)))
                 where.append(i)
             else:
                 raise TypeError(
