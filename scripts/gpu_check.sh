@@ -9,7 +9,11 @@
 #   4. docs/gpu.md rewritten with both results.
 # Usage: scripts/gpu_check.sh            (from anywhere; run it from a clean checkout)
 # Env:   GPU_CHECK_TORCH=0 (no torch), GPU_CHECK_TEST_TIMEOUT (s, default 300),
-#        GPU_CHECK_BENCH_TIMEOUT (s, default 180), GPU_CHECK_VENV (default .venv-gpu)
+#        GPU_CHECK_BENCH_TIMEOUT (s, default 180), GPU_CHECK_VENV (default .venv-gpu),
+#        GPU_CHECK_VENV=none: no virtual environment and no downloads, for a machine
+#        that can't reach PyPI but whose python3 already has cupy (and torch): the
+#        pure-Python needs (array-api-compat, optree, ...) then come from
+#        GPU_CHECK_WHEELS, a folder of wheels installed with --no-index.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -39,31 +43,52 @@ esac
 say "GPU: $GPU; CUDA $CUDA (driver) -> $CUPY"
 
 # ---- the environment
-say "virtual environment $VENV"
-python3 -m venv "$VENV"
-# shellcheck disable=SC1091
-. "$VENV/bin/activate"
-pip install -q --upgrade pip
-pip install -q -e ".[test]" "$CUPY"
-python -c "import cupy; n = cupy.cuda.runtime.getDeviceCount(); assert n > 0; print('cupy', cupy.__version__, 'devices:', n)" \
+if [ "$VENV" = none ]; then
+    say "no virtual environment: $(command -v python3)"
+    if [ -n "${GPU_CHECK_WHEELS:-}" ]; then
+        python3 -m pip install -q --no-index --no-deps --target /tmp/gpu_check_site "$GPU_CHECK_WHEELS"/*.whl \
+            || die "could not install the wheels in $GPU_CHECK_WHEELS"
+        export PYTHONPATH=/tmp/gpu_check_site:$ROOT${PYTHONPATH:+:$PYTHONPATH}
+    else
+        export PYTHONPATH=$ROOT${PYTHONPATH:+:$PYTHONPATH}
+    fi
+    python3 -c "import numpy, array_api_compat, optree, pytest, hypothesis" \
+        || die "python3 lacks xgrad's needs (numpy, array-api-compat, optree, pytest, hypothesis): pass them as wheels in GPU_CHECK_WHEELS"
+    PY=python3
+    GPU_CHECK_TORCH=${GPU_CHECK_TORCH:-present}
+else
+    say "virtual environment $VENV"
+    python3 -m venv "$VENV"
+    # shellcheck disable=SC1091
+    . "$VENV/bin/activate"
+    PY=python
+    pip install -q --upgrade pip
+    pip install -q -e ".[test]" "$CUPY"
+fi
+"$PY" -c "import cupy; n = cupy.cuda.runtime.getDeviceCount(); assert n > 0; print('cupy', cupy.__version__, 'devices:', n)" \
     || die "cupy is installed but sees no CUDA device (driver too old for $CUPY?)"
 TORCH_NOTE="torch: not installed (GPU_CHECK_TORCH=0)"
-if [ "${GPU_CHECK_TORCH:-1}" != 0 ]; then
+if [ "${GPU_CHECK_TORCH:-1}" = present ]; then
+    TORCH_NOTE=$("$PY" -c "import torch; print('torch', torch.__version__, 'CUDA available:', torch.cuda.is_available())" 2>/dev/null \
+                 || echo "torch: not importable; the torch rows are missing")
+elif [ "${GPU_CHECK_TORCH:-1}" != 0 ]; then
     if pip install -q torch --index-url "$TORCH_INDEX" || pip install -q torch; then
-        TORCH_NOTE=$(python -c "import torch; print('torch', torch.__version__, 'CUDA available:', torch.cuda.is_available())")
+        TORCH_NOTE=$("$PY" -c "import torch; print('torch', torch.__version__, 'CUDA available:', torch.cuda.is_available())")
     else
         TORCH_NOTE="torch: no CUDA build installed (pip failed); the torch rows are missing"
     fi
 fi
 say "$TORCH_NOTE"
 XDIST=()
-if pip install -q pytest-xdist; then XDIST=(-n 8); fi
+if "$PY" -c "import xdist" 2>/dev/null || { [ "$VENV" != none ] && pip install -q pytest-xdist; }; then
+    XDIST=(-n 8)
+fi
 
 # ---- the test suite on cupy
 say "test suite on cupy (XGRAD_TEST_BACKENDS=cupy, at most ${TEST_TIMEOUT}s)"
 OUT=$(mktemp -d)
 set +e
-XGRAD_TEST_BACKENDS=cupy timeout "$TEST_TIMEOUT" python -m pytest -q -p no:cacheprovider "${XDIST[@]}" \
+XGRAD_TEST_BACKENDS=cupy timeout "$TEST_TIMEOUT" "$PY" -m pytest -q -p no:cacheprovider "${XDIST[@]}" \
     > "$OUT/tests.txt" 2>&1
 TEST_RC=$?
 set -e
@@ -74,7 +99,7 @@ TEST_SUMMARY=$(grep -E '(passed|failed|error)' "$OUT/tests.txt" | tail -n 1 || t
 # ---- the benchmarks
 say "benchmarks/gpu_peers.py (at most ${BENCH_TIMEOUT}s)"
 set +e
-timeout "$BENCH_TIMEOUT" python benchmarks/gpu_peers.py --md "$OUT/bench.md"
+timeout "$BENCH_TIMEOUT" "$PY" benchmarks/gpu_peers.py --md "$OUT/bench.md"
 BENCH_RC=$?
 set -e
 [ -f "$OUT/bench.md" ] || echo "(the benchmarks wrote no table: exit status $BENCH_RC)" > "$OUT/bench.md"
