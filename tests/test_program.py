@@ -89,7 +89,7 @@ def test_unstaged_inputs_and_constant_const_fn():
     with new_main(StageTrace, False, own) as st:
         x = st.new_var(A)
         y = xnp.multiply(x, 2.0)
-        prog = st.program([x.var, None], [y])
+        prog = st.program([x.staged_var, None], [y])
     assert seen == [2.0]
     assert_close(prog(A + 1, "ignored")[0], (A + 1) * 2.0, rtol=0, atol=0)
 

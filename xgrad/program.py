@@ -230,10 +230,11 @@ class Program:
 
 class StageTracer(_Tracer):
     """A staged value: ``primal`` is its value (a shadow value for
-    ``linearize``'s tangents), ``var`` its variable."""
+    ``linearize``'s tangents), ``staged_var`` its variable."""
 
     __slots__ = ()
-    var = _Tracer.data_slot
+    # not ``var``: that is the array method ``x.var()``
+    staged_var = _Tracer.data_slot
 
     def concrete(self):
         trace = self._trace
@@ -244,7 +245,7 @@ class StageTracer(_Tracer):
         if trace.guards is not None and trace.alive:
             # the computation depends on this value: the Program holds only for it
             # (a copy: the caller may write the array it came from)
-            trace.guards.append(Guard(len(trace.eqns), self.var, _frozen(value)))
+            trace.guards.append(Guard(len(trace.eqns), self.staged_var, _frozen(value)))
         return value
 
 
@@ -335,7 +336,7 @@ class StageTrace(_Trace):
                 t, v = o, None
             elif _is_array(o):
                 t = self.new_var(o)
-                v = t.var
+                v = t.staged_var
             else:
                 t, v = o, None
             tracers.append(t)
@@ -351,7 +352,7 @@ class StageTrace(_Trace):
         inputs were made: ``x[i] = v`` rebinds a tracer in place; None: not
         staged) to ``outs`` (tracers of this trace, or constants)."""
         return Program(in_vars, self.eqns,
-                       [o.var if type(o) is StageTracer and o._trace is self else o
+                       [o.staged_var if type(o) is StageTracer and o._trace is self else o
                         for o in outs])
 
 
@@ -448,7 +449,7 @@ def stage(fun, args, *, shadow=False, const=None, save=None, guards=None):
     (``trace.saved``, ``trace.opaque``, ``trace.guards``)."""
     with _new_main(StageTrace, shadow, const, save, guards) as trace:
         ins = [None if a is None else trace.new_var(a) for a in args]
-        in_vars = [None if t is None else t.var for t in ins]
+        in_vars = [None if t is None else t.staged_var for t in ins]
         outs = fun(*[a if t is None else t for a, t in zip(args, ins)])
         program = trace.program(in_vars, outs)
         values = [o.primal if type(o) is StageTracer and o._trace is trace else o for o in outs]

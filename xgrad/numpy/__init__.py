@@ -1260,6 +1260,8 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 
 
 def from_dlpack(x, /, *, device=None, copy=None):
+    if isinstance(x, _Tracer):          # a traced value is an xgrad array already
+        return asarray(x, copy=True) if copy else x
     return _np.from_dlpack(x)
 
 

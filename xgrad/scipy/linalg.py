@@ -41,6 +41,7 @@ as in JAX, ``eigh`` only for the standard problem and ``sqrtm`` only with
 >>> round(float(g[0, 0]), 6)
 5.436564
 """
+import functools as _functools
 import math as _math
 import operator as _operator
 
@@ -48,9 +49,11 @@ import numpy as _np
 
 from .. import numpy as _xnp
 from ..backends import backend_of as _backend_of, is_complex as _is_complex
-from ..core import Tracer as _Tracer, bind as _bind, concrete as _concrete
+from ..core import (Primitive as _Primitive, Tracer as _Tracer, bind as _bind,
+                    concrete as _concrete)
 from ..numpy import linalg as _la
 from ..numpy._stats import _arr, _promote_inexact
+from ..program import StageTracer as _StageTracer
 from ..rules import linalg_ext as _r
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion",
@@ -120,14 +123,26 @@ def _solve(a, b):
     return _bind(_r.solve_p, a, b)
 
 
-def _values_only(fname, *xs):
-    """The numpy arrays under ``xs`` for a function with no derivative."""
-    for x in xs:
-        if isinstance(x, _Tracer):
+def _values_only(fname, fn, *xs):
+    """``fn(*numpy arrays) -> tuple of numpy arrays`` on the values of
+    ``xs``, for a function with no derivative: under ``jit`` one staged
+    equation (replayed on new values); under a transform that would need
+    its derivative or batching, an error."""
+    if any(isinstance(x, _Tracer) for x in xs):
+        if not all(type(x) is _StageTracer or not isinstance(x, _Tracer) for x in xs):
             raise NotImplementedError(
                 f"scipy.linalg.{fname} has no derivative and can't be traced (as in JAX); "
                 f"apply xgrad.stop_gradient to its argument, or call it outside the transform")
-    return [_np.asarray(x) for x in xs]
+        return tuple(_bind(_host_p, *xs, fn=fn))
+    return tuple(fn(*[_np.asarray(x) for x in xs]))
+
+
+def _host_impl(xp, *xs, fn):
+    return [_back(o, xs[0]) for o in fn(*[_np.asarray(x) for x in xs])]
+
+
+# a call of a scipy function with no derivative, staged by jit as one equation
+_host_p = _Primitive("scipy_linalg_values", _host_impl, multiple_results=True)
 
 
 def _scipy_linalg():
@@ -137,7 +152,10 @@ def _scipy_linalg():
 
 
 def _back(x, like):
-    """A numpy result on ``like``'s backend and device."""
+    """A numpy result on ``like``'s backend and device (a staged result is
+    one already)."""
+    if isinstance(x, _Tracer):
+        return x
     xp = _backend_of(like)
     return xp.asarray(_np.ascontiguousarray(x), device=_xnp._device_of(like))
 
@@ -673,9 +691,7 @@ def schur(a, output="real"):
         raise ValueError(f"schur: output must be 'real' or 'complex', got {output!r}")
     (a,) = _inexact(a)
     _square("schur", a)
-    (an,) = _values_only("schur", a)
-    sl = _scipy_linalg()
-    t, z = sl.schur(an, output=output)
+    t, z = _values_only("schur", _functools.partial(_host_schur, output), a)
     return _back(t, a), _back(z, a)
 
 
@@ -683,8 +699,7 @@ def rsf2csf(T, Z, check_finite=True):
     """The complex Schur form from the real one (``scipy.linalg.rsf2csf``).
     No derivative (as JAX)."""
     t, z = _inexact(T, Z)
-    tn, zn = _values_only("rsf2csf", t, z)
-    tc, zc = _scipy_linalg().rsf2csf(tn, zn)
+    tc, zc = _values_only("rsf2csf", _host_rsf2csf, t, z)
     return _back(tc, t), _back(zc, t)
 
 
@@ -693,11 +708,23 @@ def hessenberg(a, *, calc_q=False, overwrite_a=False, check_finite=True):
     ``calc_q``), from ``scipy.linalg.hessenberg``. No derivative (as JAX)."""
     (a,) = _inexact(a)
     _square("hessenberg", a)
-    (an,) = _values_only("hessenberg", a)
-    out = _scipy_linalg().hessenberg(an, calc_q=calc_q)
+    out = _values_only("hessenberg", _functools.partial(_host_hessenberg, calc_q), a)
     if calc_q:
         return _back(out[0], a), _back(out[1], a)
-    return _back(out, a)
+    return _back(out[0], a)
+
+
+def _host_schur(output, a):
+    return _scipy_linalg().schur(a, output=output)
+
+
+def _host_rsf2csf(t, z):
+    return _scipy_linalg().rsf2csf(t, z)
+
+
+def _host_hessenberg(calc_q, a):
+    out = _scipy_linalg().hessenberg(a, calc_q=calc_q)
+    return out if calc_q else (out,)
 
 
 # --------------------------------------------------------------------------

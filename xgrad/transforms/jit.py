@@ -233,10 +233,10 @@ class _Jitted:
         for i in self._static_nums:
             if i >= len(args) or i < -len(args):
                 continue
-            static.append((i, _hashable(args[i], f"static argument {i}")))
+            static.append((i, _static_key(args[i], f"static argument {i}")))
         for n in self._static_names:
             if n in kwargs:
-                static.append((n, _hashable(kwargs[n], f"static argument {n!r}")))
+                static.append((n, _static_key(kwargs[n], f"static argument {n!r}")))
         dyn_args = tuple(a for i, a in enumerate(args) if not self._static_at(i, len(args)))
         dyn_kw = {k: v for k, v in kwargs.items() if k not in self._static_names}
         leaves, tree = _flatten((dyn_args, dyn_kw))
@@ -293,7 +293,8 @@ class _Jitted:
             return out_leaves
 
         guards = []
-        program, values, trace = _stage(flat, [leaves[i] for i in where], guards=guards)
+        program, values, trace = _stage(flat, [leaves[i] for i in where], guards=guards,
+                                        const=_OwnConstants())
         self.stagings += 1
         out_tree = out_box[0]
         entry = None
@@ -344,14 +345,42 @@ def _peek_tree(x):
                              for v in leaves])
 
 
-def _hashable(v, what):
+def _static_key(v, what):
+    """A static argument's part of the cache key: its type and value (1 and
+    1.0 give different dtypes), a float by its repr (0.0 is not -0.0, and a
+    NaN equals itself)."""
     try:
         hash(v)
     except TypeError:
         raise TypeError(f"jit: {what} must be hashable (it is part of the cache key), got a "
                         f"{type(v).__name__}; pass arrays as non-static arguments, or make "
                         f"it a tuple") from None
-    return v
+    return (type(v), repr(v) if type(v) in (float, complex) else v)
+
+
+class _OwnConstants:
+    """``const=`` of the staging: each array an equation keeps as a constant
+    (one the function closed over, or computed from such) is a copy taken
+    when it is used, so that the Program is what the staged call computed
+    even if the array is written later, during the call or after it (as JAX
+    fixes constants when it traces). A numpy array whose bytes have not
+    changed since its last copy shares that copy."""
+
+    def __init__(self):
+        self.copies = {}
+
+    def __call__(self, x):
+        if isinstance(x, _core.Tracer) or not (hasattr(x, "shape") and hasattr(x, "dtype")):
+            return x
+        if type(x) is _ndarray:
+            prev = self.copies.get(id(x))
+            if (prev is not None and prev[0] is x and prev[1].dtype == x.dtype
+                    and prev[1].shape == x.shape and prev[1].tobytes() == x.tobytes()):
+                return prev[1]
+            c = x.copy()
+            self.copies[id(x)] = (x, c)
+            return c
+        return _backend_of(x).asarray(x, copy=True)
 
 
 def _device(x):

@@ -51,7 +51,7 @@ def linearize(fun, *primals):
     copies = {}
     with new_main(StageTrace, True, lambda a: fresh_once(copies, a)) as st:
         ins = [st.new_var(xnp._zeros_like(p)) if is_inexact(p.dtype) else None for p in flat]
-        in_vars = [None if t is None else t.var for t in ins]
+        in_vars = [None if t is None else t.staged_var for t in ins]
         outs, t_outs = jvp_flat(f_flat, flat, ins)
         # an output tangent is a staged value, or does not depend on the input
         # tangents at all (None: zero)
