@@ -260,7 +260,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     carry = init
     ys = [None] * n
     for i in (range(n - 1, -1, -1) if reverse else range(n)):
-        x_i = _unflatten(tree, [x[i] for x in leaves]) if leaves else xs
+        x_i = _unflatten(tree, [x[i, ...] for x in leaves]) if leaves else xs
         new, y = f(carry, x_i)
         _check_same("scan", carry, new, "the body's input carry", "its output carry")
         carry = new
@@ -325,7 +325,7 @@ def associative_scan(fn, elems, reverse=False, axis=0):
 
     def sl(xs, start, stop=None, step=1):
         idx = (_builtins.slice(None),) * axis + (_builtins.slice(start, stop, step),)
-        return [x[idx] for x in xs]
+        return [x[idx + (...,)] for x in xs]
 
     def rec(xs):
         m = xs[0].shape[axis]
@@ -360,7 +360,7 @@ def _interleave(a, b, axis):
     out = _xnp.reshape(both, tuple(shape))
     if extra:
         idx = (_builtins.slice(None),) * axis + (_builtins.slice(0, shape[axis] - 1),)
-        out = out[idx]
+        out = out[idx + (...,)]
     return out
 
 
@@ -385,7 +385,7 @@ def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
     start = 0 if start_index is None else start_index % n if start_index < 0 else start_index
     stop = n if limit_index is None else limit_index % n if limit_index < 0 else limit_index
     idx = (_builtins.slice(None),) * axis + (_builtins.slice(start, stop, stride),)
-    return operand[idx]
+    return operand[idx + (...,)]
 
 
 def index_in_dim(operand, index, axis=0, keepdims=True):
