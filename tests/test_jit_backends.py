@@ -135,3 +135,16 @@ def test_associative_scan_and_static_slices_on_the_backend(xp):
     np.testing.assert_allclose(_np(f(x)), np.sum(expect_c[1:4] * np.asarray(x)[2]), rtol=1e-14)
     _same(xgrad.jit(f)(x), f(x))
     _same(xgrad.jit(xgrad.grad(f))(x), xgrad.grad(f)(x))
+
+
+def test_arange_with_a_traced_bound_is_a_value_dependent_shape(xp):
+    def f(x):
+        n = xnp.sum(xnp.astype(x > 0, xnp.int64))
+        return xnp.sum(x * xnp.astype(xnp.arange(x.shape[0]), x.dtype)) + \
+            xnp.astype(xnp.sum(xnp.arange(n)), x.dtype)
+    jf = xgrad.jit(f)
+    for v in ([1.0, 2.0, -1.0], [1.0, 2.0, 1.0], [1.0, 2.0, -1.0]):
+        x = xp.asarray(v)
+        _same(jf(x), f(x))
+        np.testing.assert_allclose(_np(xgrad.grad(jf)(x)), [0.0, 1.0, 2.0], rtol=0)
+    assert jf.stagings == 2                    # one per count of positives

@@ -22,6 +22,7 @@ from .. import core as _core
 from ..core import RULES as _P, Tracer as _Tracer, bind as _bind, concrete as _concrete
 from ..backends import (SCALAR_TYPES as _SCALAR_TYPES, backend_of as _backend_of,
                         default_namespace as _default_namespace, dtype_in as _dtype_in,
+                        is_inexact as _is_inexact,
                         namespace as _namespace, type_namespaces as _type_namespaces)
 
 __array_api_version__ = "2024.12"
@@ -1014,6 +1015,8 @@ def _make_creation(default=None):
 
     def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
         xp = _xp(dtype, device)
+        # a traced bound is read (a value-dependent shape: a guard under jit)
+        start, stop, step = (_read_bound(v) for v in (start, stop, step))
         return xp.arange(start, stop, 1 if step is None else step, dtype=_dtype_in(xp, dtype),
                          **_dev(xp, device))
 
@@ -1257,6 +1260,13 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
         a = reshape(a, tuple(s))
         out.append(a if sparse else broadcast_to(a, tuple(shape)))
     return out
+
+
+def _read_bound(v):
+    """A traced bound of ``arange`` as the Python number it holds."""
+    if not isinstance(v, _Tracer):
+        return v
+    return float(v) if _is_inexact(v.dtype) else int(v)
 
 
 def from_dlpack(x, /, *, device=None, copy=None):
