@@ -140,8 +140,8 @@ def test_associative_scan_and_static_slices_on_the_backend(xp):
 def test_arange_with_a_traced_bound_is_a_value_dependent_shape(xp):
     def f(x):
         n = xnp.sum(xnp.astype(x > 0, xnp.int64))
-        return xnp.sum(x * xnp.astype(xnp.arange(x.shape[0]), x.dtype)) + \
-            xnp.astype(xnp.sum(xnp.arange(n)), x.dtype)
+        return xnp.sum(x * xnp.astype(xnp.arange(x.shape[0], device=x.device), x.dtype)) + \
+            xnp.astype(xnp.sum(xnp.arange(n, device=x.device)), x.dtype)
     jf = xgrad.jit(f)
     for v in ([1.0, 2.0, -1.0], [1.0, 2.0, 1.0], [1.0, 2.0, -1.0]):
         x = xp.asarray(v)

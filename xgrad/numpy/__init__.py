@@ -1263,8 +1263,9 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 
 
 def _read_bound(v):
-    """A traced bound of ``arange`` as the Python number it holds."""
-    if not isinstance(v, _Tracer):
+    """A bound of ``arange`` given as a 0-d array (traced or not) as the
+    Python number it holds (the array API's ``arange`` takes numbers)."""
+    if type(v) in _SCALAR_TYPES or v is None or not hasattr(v, "dtype"):
         return v
     return float(v) if _is_inexact(v.dtype) else int(v)
 
