@@ -31,6 +31,8 @@ __all__ = ["VJPTrace", "VJPTracer", "vjp", "grad", "value_and_grad",
            "backward_pass", "vjp_flat"]
 
 _ns_get = _type_namespaces.get     # type -> backend (tracer types are never in it)
+_new = object.__new__
+_mul = xnp.multiply
 
 
 class VJPTracer(Tracer):
@@ -107,7 +109,7 @@ class VJPTrace(Trace):
                 for i, g in zip(index, gs):
                     full[i] = g
                 return pull(full)
-            self.tape.append((live, pull_live, None))
+            self.tape.append((live, pull_live, None, False))
         return res
 
     def _captured(self, prim, args, params):
@@ -129,6 +131,104 @@ class VJPTrace(Trace):
         return bind(prim, *vals, **params)
 
     def process_primitive(self, prim, args, params):
+        # fast paths (the hot path of eager reverse mode): one or two
+        # arguments, each a tracer of this trace or a plain array or scalar,
+        # all of one known backend; anything else takes _process
+        if self.capture is None and not prim.several_outputs:
+            if len(args) == 1:
+                a = args[0]
+                if type(a) is VJPTracer and a._trace is self:
+                    p = a.primal
+                    xp = _ns_get(type(p), False)
+                    if xp:
+                        ans = prim.impl(xp, p, **params)
+                        if (chk := _core._checker) is not None:    # one read: see core._checker
+                            chk.check(prim, (p,), ans)
+                        node = a._data
+                        rules = prim.vjp
+                        if node is None or rules is None or (mk := rules[0]) is None:
+                            return ans
+                        times = prim.deriv is not None and not params
+                        if times:                  # an elementwise row: keep d, the VJP is g * d
+                            fn = prim.deriv[0](ans, p)
+                        else:
+                            fn = mk(ans, p, **params)
+                            if fn is None:
+                                return ans
+                        pd = p.dtype
+                        ad = ans.dtype
+                        return self._record(prim, ((node, fn, (p.shape, pd) if (pd is not ad and pd != ad)
+                                                    else None),), ans, times)
+            elif len(args) == 2:
+                a, b = args
+                na = nb = None
+                if type(a) is VJPTracer and a._trace is self:
+                    na = a._data
+                    a = a.primal
+                if type(b) is VJPTracer and b._trace is self:
+                    nb = b._data
+                    b = b.primal
+                xa = _ns_get(type(a), False)
+                xb = _ns_get(type(b), False)
+                if (xa is not False and xb is not False and (xa or xb)
+                        and (xa is xb or xa is None or xb is None)):
+                    return self._binary(prim, args, params, a, b, na, nb, xa, xb)
+        return self._process(prim, args, params)
+
+    def _binary(self, prim, args, params, a, b, na, nb, xa, xb):
+        """process_primitive for two arguments of one backend (``xa``/``xb``:
+        their namespaces, None for a scalar; ``na``/``nb``: their nodes)."""
+        try:
+            ans = prim.impl(xa or xb, a, b, **params)
+        except ValueError as e:            # two devices: core.bind's TypeError
+            _core._raise_if_devices(prim, e)
+            raise
+        if (chk := _core._checker) is not None:
+            chk.check(prim, (a, b), ans)
+        rules = prim.vjp
+        if rules is None or (na is None and nb is None):
+            return ans
+        if self.copies is not None:        # vjp: plain operands become copies
+            primals = [a, b]
+            self._own(args, primals)
+            a, b = primals
+        times = prim.deriv is not None and not params
+        multi = xa is not None and xb is not None    # broadcasting needs two arrays
+        ad = ans.dtype
+        entries = []
+        for i, node, p in ((0, na, a), (1, nb, b)):
+            if node is None or (mk := rules[i]) is None:
+                continue
+            if times:
+                fn = prim.deriv[i](ans, a, b)
+            else:
+                fn = mk(ans, a, b, **params)
+                if fn is None:
+                    continue
+            pd = p.dtype
+            fix = ((p.shape, pd) if (multi and p.shape != ans.shape) or (pd is not ad and pd != ad)
+                   else None)
+            entries.append((node, fn, fix))
+        if not entries:
+            return ans
+        return self._record(prim, entries, ans, times)
+
+    def _record(self, prim, entries, ans, times):
+        """Append the record ``(out, entries, prim, times)``; ``times``: each
+        entry holds the local derivative ``d`` (``Primitive.deriv``) in place
+        of a staged rule, and its cotangent is ``multiply(g, d)``."""
+        out = self.n
+        self.n = out + 1
+        if (chk := _core._checker) is not None:
+            self._site(prim, chk)
+        self.tape.append((out, entries, prim, times))
+        t = _new(VJPTracer)
+        t._trace = self
+        t.primal = ans
+        t._data = out
+        return t
+
+    def _process(self, prim, args, params):
         if self.capture is not None:
             return self._captured(prim, args, params)
         primals = []
@@ -211,12 +311,7 @@ class VJPTrace(Trace):
                 entries.append((node, fn, fix))
             if not entries:
                 return ans
-        out = self.n
-        self.n = out + 1
-        if (chk := _core._checker) is not None:
-            self._site(prim, chk)
-        self.tape.append((out, entries, prim))
-        return VJPTracer(self, ans, out)
+        return self._record(prim, entries, ans, False)
 
     def _multiple(self, prim, args, primals, nodes, diff, params):
         """A primitive with several results: one call record (``record_call``)
@@ -344,7 +439,7 @@ def _backward(tape, n, seeds, consume, keep, sites, safe):
     lazy = []               # nodes that were given a Scattered cotangent
     try:
         for i in range(len(tape) - 1, -1, -1):
-            out, entries, prim = tape[i]
+            out, entries, prim, times = tape[i]
             if consume:
                 tape[i] = None
             if ctx is not None:
@@ -372,7 +467,7 @@ def _backward(tape, n, seeds, consume, keep, sites, safe):
             if not keep or out not in keep:
                 cts[out] = None
             for node, fn, fix in entries:
-                c = fn(g)
+                c = _mul(g, fn) if times else fn(g)
                 if safe and type(c) is not Scattered:
                     c = nan_safe_result(prim, g, c)
                 if c is None:
