@@ -119,8 +119,8 @@ class Primitive:
         self.export = export
         self.several_outputs = is_call or multiple_results
 
-    def bind(self, *args, **params):
-        return bind(self, *args, **params)
+    # ``prim.bind(*args, **params)`` is ``bind(prim, *args, **params)`` (set
+    # below to the function itself: one call, not two)
 
     def __repr__(self):
         return f"Primitive({self.name})"
@@ -146,6 +146,9 @@ def bind(prim, *args, **params):
     if (c := _checker) is not None:    # one read: another thread may reset it
         c.check(prim, args, out)
     return out
+
+
+Primitive.bind = bind
 
 
 def _raise_if_devices(prim, e):

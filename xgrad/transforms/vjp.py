@@ -33,6 +33,7 @@ __all__ = ["VJPTrace", "VJPTracer", "vjp", "grad", "value_and_grad",
 _ns_get = _type_namespaces.get     # type -> backend (tracer types are never in it)
 _new = object.__new__
 _mul = xnp.multiply
+_mul_impl = _core.RULES["multiply"].impl
 
 
 class VJPTracer(Tracer):
@@ -192,26 +193,25 @@ class VJPTrace(Trace):
             primals = [a, b]
             self._own(args, primals)
             a, b = primals
-        times = prim.deriv is not None and not params
+        derivs = prim.deriv if not params else None
         multi = xa is not None and xb is not None    # broadcasting needs two arrays
         ad = ans.dtype
         entries = []
-        for i, node, p in ((0, na, a), (1, nb, b)):
-            if node is None or (mk := rules[i]) is None:
-                continue
-            if times:
-                fn = prim.deriv[i](ans, a, b)
-            else:
-                fn = mk(ans, a, b, **params)
-                if fn is None:
-                    continue
-            pd = p.dtype
-            fix = ((p.shape, pd) if (multi and p.shape != ans.shape) or (pd is not ad and pd != ad)
-                   else None)
-            entries.append((node, fn, fix))
+        if na is not None and (mk := rules[0]) is not None:
+            fn = derivs[0](ans, a, b) if derivs is not None else mk(ans, a, b, **params)
+            if fn is not None:
+                pd = a.dtype
+                entries.append((na, fn, (a.shape, pd) if ((multi and a.shape != ans.shape)
+                                                          or (pd is not ad and pd != ad)) else None))
+        if nb is not None and (mk := rules[1]) is not None:
+            fn = derivs[1](ans, a, b) if derivs is not None else mk(ans, a, b, **params)
+            if fn is not None:
+                pd = b.dtype
+                entries.append((nb, fn, (b.shape, pd) if ((multi and b.shape != ans.shape)
+                                                          or (pd is not ad and pd != ad)) else None))
         if not entries:
             return ans
-        return self._record(prim, entries, ans, times)
+        return self._record(prim, entries, ans, derivs is not None)
 
     def _record(self, prim, entries, ans, times):
         """Append the record ``(out, entries, prim, times)``; ``times``: each
@@ -437,13 +437,15 @@ def _backward(tape, n, seeds, consume, keep, sites, safe):
     for node, g in seeds:
         cts[node] = add_any(cts[node], g)
     lazy = []               # nodes that were given a Scattered cotangent
+    # records are popped from the end: from the tape itself when it is
+    # consumed (each is dropped once processed), else from a copy of the list
+    recs = tape if consume else list(tape)
+    pop = recs.pop
     try:
-        for i in range(len(tape) - 1, -1, -1):
-            out, entries, prim, times = tape[i]
-            if consume:
-                tape[i] = None
+        while recs:
+            out, entries, prim, times = pop()
             if ctx is not None:
-                ctx.ctx = (sites or {}).get(i, ("?", "<recorded before nan_check was on>"))
+                ctx.ctx = (sites or {}).get(len(recs), ("?", "<recorded before nan_check was on>"))
             if type(out) is tuple:               # a call record: several outputs
                 gs = [_dense(cts[o]) for o in out]
                 if all(g is None for g in gs):
@@ -466,12 +468,21 @@ def _backward(tape, n, seeds, consume, keep, sites, safe):
                     cts[out] = g
             if not keep or out not in keep:
                 cts[out] = None
+            tg = type(g)
             for node, fn, fix in entries:
-                c = _mul(g, fn) if times else fn(g)
+                if times:                        # g * d; plain arrays of one backend: its impl
+                    if tg is type(fn) and (xp := _ns_get(tg)) and checker is None:
+                        c = _mul_impl(xp, g, fn)
+                    else:
+                        c = _mul(g, fn)
+                else:
+                    c = fn(g)
+                    if c is None:
+                        continue
                 if safe and type(c) is not Scattered:
                     c = nan_safe_result(prim, g, c)
-                if c is None:
-                    continue
+                    if c is None:
+                        continue
                 if type(c) is Scattered:
                     if fix is not None:
                         c = _fix(c.materialize(), fix)
