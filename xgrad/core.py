@@ -139,7 +139,10 @@ def bind(prim, *args, **params):
             return _bind_slow(prim, args, params)
         xp = ns
     try:
-        out = prim.impl(xp if xp is not None else default_namespace(), *args, **params)
+        if params:
+            out = prim.impl(xp if xp is not None else default_namespace(), *args, **params)
+        else:                           # a call with **{} costs a dict copy
+            out = prim.impl(xp if xp is not None else default_namespace(), *args)
     except ValueError as e:             # free unless raised (zero-cost try)
         _raise_if_devices(prim, e)
         raise

@@ -132,55 +132,72 @@ class VJPTrace(Trace):
         return bind(prim, *vals, **params)
 
     def process_primitive(self, prim, args, params):
-        # fast paths (the hot path of eager reverse mode): one or two
-        # arguments, each a tracer of this trace or a plain array or scalar,
-        # all of one known backend; anything else takes _process
-        if self.capture is None and not prim.several_outputs:
-            if len(args) == 1:
-                a = args[0]
-                if type(a) is VJPTracer and a._trace is self:
-                    p = a.primal
-                    xp = _ns_get(type(p), False)
-                    if xp:
-                        ans = prim.impl(xp, p, **params)
-                        if (chk := _core._checker) is not None:    # one read: see core._checker
-                            chk.check(prim, (p,), ans)
-                        node = a._data
-                        rules = prim.vjp
-                        if node is None or rules is None or (mk := rules[0]) is None:
-                            return ans
-                        times = prim.deriv is not None and not params
-                        if times:                  # an elementwise row: keep d, the VJP is g * d
-                            fn = prim.deriv[0](ans, p)
-                        else:
-                            fn = mk(ans, p, **params)
-                            if fn is None:
-                                return ans
-                        pd = p.dtype
-                        ad = ans.dtype
-                        return self._record(prim, ((node, fn, (p.shape, pd) if (pd is not ad and pd != ad)
-                                                    else None),), ans, times)
-            elif len(args) == 2:
-                a, b = args
-                na = nb = None
-                if type(a) is VJPTracer and a._trace is self:
-                    na = a._data
-                    a = a.primal
-                if type(b) is VJPTracer and b._trace is self:
-                    nb = b._data
-                    b = b.primal
-                xa = _ns_get(type(a), False)
-                xb = _ns_get(type(b), False)
-                if (xa is not False and xb is not False and (xa or xb)
-                        and (xa is xb or xa is None or xb is None)):
-                    return self._binary(prim, args, params, a, b, na, nb, xa, xb)
-        return self._process(prim, args, params)
+        # fast paths (the hot path of eager reverse mode, no **{} calls): one
+        # or two arguments, each a tracer of this trace or a plain array or
+        # Python scalar, all of one known backend; anything else: _process
+        if self.capture is not None or prim.several_outputs:
+            return self._process(prim, args, params)
+        if len(args) == 2:
+            return self._binary(prim, args, params)
+        if len(args) != 1:
+            return self._process(prim, args, params)
+        a = args[0]
+        if type(a) is not VJPTracer or a._trace is not self:
+            return self._process(prim, args, params)
+        p = a.primal
+        xp = _ns_get(type(p), False)
+        if not xp:
+            return self._process(prim, args, params)
+        ans = prim.impl(xp, p, **params) if params else prim.impl(xp, p)
+        if (chk := _core._checker) is not None:    # one read: see core._checker
+            chk.check(prim, (p,), ans)
+        node = a._data
+        rules = prim.vjp
+        if node is None or rules is None or (mk := rules[0]) is None:
+            return ans
+        if params:
+            fn = mk(ans, p, **params)
+            if fn is None:
+                return ans
+            times = False
+        elif prim.deriv is not None:           # an elementwise row: keep d, the VJP is g * d
+            fn = prim.deriv[0](ans, p)
+            times = True
+        else:
+            fn = mk(ans, p)
+            if fn is None:
+                return ans
+            times = False
+        pd = p.dtype
+        ad = ans.dtype
+        out = self.n
+        self.n = out + 1
+        if (chk := _core._checker) is not None:
+            self._site(prim, chk)
+        self.tape.append((out, ((node, fn, (p.shape, pd) if (pd is not ad and pd != ad) else None),),
+                          prim, times))
+        t = _new(VJPTracer)
+        t._trace = self
+        t.primal = ans
+        t._data = out
+        return t
 
-    def _binary(self, prim, args, params, a, b, na, nb, xa, xb):
-        """process_primitive for two arguments of one backend (``xa``/``xb``:
-        their namespaces, None for a scalar; ``na``/``nb``: their nodes)."""
+    def _binary(self, prim, args, params):
+        """process_primitive for two arguments."""
+        a, b = args
+        na = nb = None
+        if type(a) is VJPTracer and a._trace is self:
+            na = a._data
+            a = a.primal
+        if type(b) is VJPTracer and b._trace is self:
+            nb = b._data
+            b = b.primal
+        xa = _ns_get(type(a), False)
+        xb = _ns_get(type(b), False)
+        if xa is False or xb is False or not (xa or xb) or not (xa is xb or xa is None or xb is None):
+            return self._process(prim, args, params)     # a lower tracer, an unseen type, two backends
         try:
-            ans = prim.impl(xa or xb, a, b, **params)
+            ans = prim.impl(xa or xb, a, b, **params) if params else prim.impl(xa or xb, a, b)
         except ValueError as e:            # two devices: core.bind's TypeError
             _core._raise_if_devices(prim, e)
             raise
@@ -198,20 +215,31 @@ class VJPTrace(Trace):
         ad = ans.dtype
         entries = []
         if na is not None and (mk := rules[0]) is not None:
-            fn = derivs[0](ans, a, b) if derivs is not None else mk(ans, a, b, **params)
+            fn = (derivs[0](ans, a, b) if derivs is not None else
+                  mk(ans, a, b, **params) if params else mk(ans, a, b))
             if fn is not None:
                 pd = a.dtype
                 entries.append((na, fn, (a.shape, pd) if ((multi and a.shape != ans.shape)
                                                           or (pd is not ad and pd != ad)) else None))
         if nb is not None and (mk := rules[1]) is not None:
-            fn = derivs[1](ans, a, b) if derivs is not None else mk(ans, a, b, **params)
+            fn = (derivs[1](ans, a, b) if derivs is not None else
+                  mk(ans, a, b, **params) if params else mk(ans, a, b))
             if fn is not None:
                 pd = b.dtype
                 entries.append((nb, fn, (b.shape, pd) if ((multi and b.shape != ans.shape)
                                                           or (pd is not ad and pd != ad)) else None))
         if not entries:
             return ans
-        return self._record(prim, entries, ans, derivs is not None)
+        out = self.n
+        self.n = out + 1
+        if (chk := _core._checker) is not None:
+            self._site(prim, chk)
+        self.tape.append((out, entries, prim, derivs is not None))
+        t = _new(VJPTracer)
+        t._trace = self
+        t.primal = ans
+        t._data = out
+        return t
 
     def _record(self, prim, entries, ans, times):
         """Append the record ``(out, entries, prim, times)``; ``times``: each
