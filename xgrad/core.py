@@ -91,7 +91,7 @@ class Primitive:
     __slots__ = ("name", "impl", "jvp", "vjp", "batch", "broadcast", "domain",
                  "nondiff", "is_call", "deriv", "jvp_joint", "family", "linear",
                  "bilinear", "multiple_results", "jvp_from_rule", "export",
-                 "several_outputs", "__weakref__")
+                 "several_outputs", "vjp_factor", "__weakref__")
 
     def __init__(self, name, impl, jvp=None, vjp=None, batch=None,
                  broadcast=False, domain=None, nondiff=(), is_call=False, *,
@@ -107,6 +107,10 @@ class Primitive:
         self.nondiff = tuple(nondiff)
         self.is_call = is_call
         self.deriv = None      # elementwise rows: per-argument d(ans, *args), if given
+        # per-argument ``d(ans, *args)`` (no params) such that the VJP is
+        # ``multiply(g, d)``, the same as ``vjp[i]``: reverse mode keeps d
+        # itself, no staged closure (set by ``defprim`` for ``deriv`` rows)
+        self.vjp_factor = None
         # optional ``(tangents, ans, *args) -> tangent`` taking every argument's
         # tangent at once (None: zero), used by forward mode when several are
         # live: a concat of n tangents is one concat, not n concats and n-1 adds

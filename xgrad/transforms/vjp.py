@@ -160,8 +160,8 @@ class VJPTrace(Trace):
             if fn is None:
                 return ans
             times = False
-        elif prim.deriv is not None:           # an elementwise row: keep d, the VJP is g * d
-            fn = prim.deriv[0](ans, p)
+        elif prim.vjp_factor is not None:      # keep d, the VJP is g * d
+            fn = prim.vjp_factor[0](ans, p)
             times = True
         else:
             fn = mk(ans, p)
@@ -210,7 +210,7 @@ class VJPTrace(Trace):
             primals = [a, b]
             self._own(args, primals)
             a, b = primals
-        derivs = prim.deriv if not params else None
+        derivs = prim.vjp_factor if not params else None
         multi = xa is not None and xb is not None    # broadcasting needs two arrays
         ad = ans.dtype
         entries = []
@@ -243,7 +243,7 @@ class VJPTrace(Trace):
 
     def _record(self, prim, entries, ans, times):
         """Append the record ``(out, entries, prim, times)``; ``times``: each
-        entry holds the local derivative ``d`` (``Primitive.deriv``) in place
+        entry holds the factor ``d`` (``Primitive.vjp_factor``) in place
         of a staged rule, and its cotangent is ``multiply(g, d)``."""
         out = self.n
         self.n = out + 1
