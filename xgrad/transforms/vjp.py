@@ -1,9 +1,12 @@
 """Reverse mode: ``VJPTrace`` records a tape, ``backward_pass`` walks it once.
 
 The tape is a flat list, appended in forward order. Each record is
-``(out_node, entries)``, one entry ``(in_node, vjp_fn, fix)`` per input that
-needs a cotangent; ``vjp_fn`` is the staged rule's inner function, so the
-record keeps exactly the residuals the rule asked for. ``fix`` (shape, dtype)
+``(out_node, entries, prim, times)``, one entry ``(in_node, vjp_fn, fix)``
+per input that needs a cotangent; ``vjp_fn`` is the staged rule's inner
+function, so the record keeps exactly the residuals the rule asked for. With
+``times`` (a row with ``vjp_factor``: elementwise ``deriv`` rows, multiply)
+the entry holds the factor ``d`` itself in place of ``vjp_fn`` and the
+cotangent is ``g * d``: no closure per operation. ``fix`` (shape, dtype)
 is set when the engine must sum a broadcast cotangent back to the input's
 shape or cast it back to the input's dtype; rules never do either.
 
@@ -62,9 +65,9 @@ def _capture_copied(x):
 
 
 class VJPTrace(Trace):
-    """Records the tape. Ordinary records are ``(out_node, entries)``; a call
-    record (several outputs) is ``(out_nodes_tuple, pull)`` where
-    ``pull(cotangents) -> [(in_node, cotangent), ...]``."""
+    """Records the tape. Ordinary records are ``(out_node, entries, prim,
+    times)``; a call record (several outputs) is ``(out_nodes_tuple, pull,
+    None, False)`` where ``pull(cotangents) -> [(in_node, cotangent), ...]``."""
 
     __slots__ = ("tape", "n", "sites", "capture", "copies")
 
@@ -241,21 +244,6 @@ class VJPTrace(Trace):
         t._data = out
         return t
 
-    def _record(self, prim, entries, ans, times):
-        """Append the record ``(out, entries, prim, times)``; ``times``: each
-        entry holds the factor ``d`` (``Primitive.vjp_factor``) in place
-        of a staged rule, and its cotangent is ``multiply(g, d)``."""
-        out = self.n
-        self.n = out + 1
-        if (chk := _core._checker) is not None:
-            self._site(prim, chk)
-        self.tape.append((out, entries, prim, times))
-        t = _new(VJPTracer)
-        t._trace = self
-        t.primal = ans
-        t._data = out
-        return t
-
     def _process(self, prim, args, params):
         if self.capture is not None:
             return self._captured(prim, args, params)
@@ -339,7 +327,12 @@ class VJPTrace(Trace):
                 entries.append((node, fn, fix))
             if not entries:
                 return ans
-        return self._record(prim, entries, ans, False)
+        out = self.n
+        self.n = out + 1
+        if (chk := _core._checker) is not None:
+            self._site(prim, chk)
+        self.tape.append((out, entries, prim, False))
+        return VJPTracer(self, ans, out)
 
     def _multiple(self, prim, args, primals, nodes, diff, params):
         """A primitive with several results: one call record (``record_call``)
