@@ -493,7 +493,10 @@ def _backward(tape, n, seeds, consume, keep, sites, safe):
             for node, fn, fix in entries:
                 if times:                        # g * d; plain arrays of one backend: its impl
                     if tg is type(fn) and (xp := _ns_get(tg)) and checker is None:
-                        c = _mul_impl(xp, g, fn)
+                        try:
+                            c = _mul_impl(xp, g, fn)
+                        except ValueError:       # two devices: multiply's own error
+                            c = _mul(g, fn)
                     else:
                         c = _mul(g, fn)
                 else:
