@@ -141,7 +141,19 @@ class VJPTrace(Trace):
         if self.capture is not None or prim.several_outputs:
             return self._process(prim, args, params)
         if len(args) == 2:
-            return self._binary(prim, args, params)
+            a, b = args
+            na = nb = None
+            if type(a) is VJPTracer and a._trace is self:
+                na = a._data
+                a = a.primal
+            if type(b) is VJPTracer and b._trace is self:
+                nb = b._data
+                b = b.primal
+            xa = _ns_get(type(a), False)
+            xb = _ns_get(type(b), False)
+            if xa is False or xb is False or not (xa or xb) or not (xa is xb or xa is None or xb is None):
+                return self._process(prim, args, params)   # a lower tracer, an unseen type, two backends
+            return self._binary(prim, args, params, a, b, na, nb, xa, xb)
         if len(args) != 1:
             return self._process(prim, args, params)
         a = args[0]
@@ -185,20 +197,10 @@ class VJPTrace(Trace):
         t._data = out
         return t
 
-    def _binary(self, prim, args, params):
-        """process_primitive for two arguments."""
-        a, b = args
-        na = nb = None
-        if type(a) is VJPTracer and a._trace is self:
-            na = a._data
-            a = a.primal
-        if type(b) is VJPTracer and b._trace is self:
-            nb = b._data
-            b = b.primal
-        xa = _ns_get(type(a), False)
-        xb = _ns_get(type(b), False)
-        if xa is False or xb is False or not (xa or xb) or not (xa is xb or xa is None or xb is None):
-            return self._process(prim, args, params)     # a lower tracer, an unseen type, two backends
+    def _binary(self, prim, args, params, a, b, na, nb, xa, xb):
+        """process_primitive for two arguments of one backend: ``a``, ``b``
+        plain values, ``na``, ``nb`` their nodes (None: a constant),
+        ``xa``, ``xb`` their namespaces (None: a Python scalar)."""
         try:
             ans = prim.impl(xa or xb, a, b, **params) if params else prim.impl(xa or xb, a, b)
         except ValueError as e:            # two devices: core.bind's TypeError
