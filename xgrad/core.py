@@ -91,7 +91,7 @@ class Primitive:
     __slots__ = ("name", "impl", "jvp", "vjp", "batch", "broadcast", "domain",
                  "nondiff", "is_call", "deriv", "jvp_joint", "family", "linear",
                  "bilinear", "multiple_results", "jvp_from_rule", "export",
-                 "several_outputs", "__weakref__")
+                 "several_outputs", "vjp_factor", "__weakref__")
 
     def __init__(self, name, impl, jvp=None, vjp=None, batch=None,
                  broadcast=False, domain=None, nondiff=(), is_call=False, *,
@@ -107,6 +107,10 @@ class Primitive:
         self.nondiff = tuple(nondiff)
         self.is_call = is_call
         self.deriv = None      # elementwise rows: per-argument d(ans, *args), if given
+        # per-argument ``d(ans, *args)`` (no params) such that the VJP is
+        # ``multiply(g, d)``, the same as ``vjp[i]``: reverse mode keeps d
+        # itself, no staged closure (set by ``defprim`` for ``deriv`` rows)
+        self.vjp_factor = None
         # optional ``(tangents, ans, *args) -> tangent`` taking every argument's
         # tangent at once (None: zero), used by forward mode when several are
         # live: a concat of n tangents is one concat, not n concats and n-1 adds
@@ -119,8 +123,8 @@ class Primitive:
         self.export = export
         self.several_outputs = is_call or multiple_results
 
-    def bind(self, *args, **params):
-        return bind(self, *args, **params)
+    # ``prim.bind(*args, **params)`` is ``bind(prim, *args, **params)`` (set
+    # below to the function itself: one call, not two)
 
     def __repr__(self):
         return f"Primitive({self.name})"
@@ -139,13 +143,19 @@ def bind(prim, *args, **params):
             return _bind_slow(prim, args, params)
         xp = ns
     try:
-        out = prim.impl(xp if xp is not None else default_namespace(), *args, **params)
+        if params:
+            out = prim.impl(xp if xp is not None else default_namespace(), *args, **params)
+        else:                           # a call with **{} costs a dict copy
+            out = prim.impl(xp if xp is not None else default_namespace(), *args)
     except ValueError as e:             # free unless raised (zero-cost try)
         _raise_if_devices(prim, e)
         raise
     if (c := _checker) is not None:    # one read: another thread may reset it
         c.check(prim, args, out)
     return out
+
+
+Primitive.bind = bind
 
 
 def _raise_if_devices(prim, e):

@@ -23,6 +23,10 @@ How to write a row (keywords of ``defprim``):
   of argument ``i`` (valid for both).
 - ``deriv`` (elementwise rows): per-argument pointwise derivative ``d``;
   the JVP is ``x_dot * d``, the VJP ``g * d``.
+- ``vjp_factor`` (optional, rows with no params): per-argument
+  ``d(ans, *args)`` such that the VJP is ``g * d``, when the row's ``vjp``
+  says the same (multiply); reverse mode then keeps ``d`` itself instead
+  of a staged closure. ``deriv`` rows get it from ``deriv``.
 - ``jvp_joint`` (optional): one rule taking every argument's tangent at
   once, for variadic linear ops such as concat.
 - ``multiple_results=True``: ``impl`` returns a tuple of arrays; each
@@ -84,7 +88,7 @@ def _as_tuple(r, n):
 
 def defprim(name, impl, jvp=None, vjp=None, *, family, deriv=None, linear=False,
             bilinear=False, multiple_results=False, export=False, broadcast=False,
-            nondiff=(), domain=None, batch=None, nargs=1, jvp_joint=None):
+            nondiff=(), domain=None, batch=None, nargs=1, jvp_joint=None, vjp_factor=None):
     """Create the primitive ``name`` (``RULES[name]``) from one row of rules."""
     if family not in FAMILIES:
         raise ValueError(f"defprim({name!r}): family={family!r}; expected one of {FAMILIES}")
@@ -111,6 +115,9 @@ def defprim(name, impl, jvp=None, vjp=None, *, family, deriv=None, linear=False,
     p.jvp_joint = jvp_joint
     if deriv is not None:
         p.deriv = derivs
+        vjp_factor = derivs
+    if vjp_factor is not None:
+        p.vjp_factor = tuple(None if r is None else d for r, d in zip(vjp, vjp_factor))
     prim_holder.append(p)
     if name in RULES:
         raise ValueError(f"primitive {name!r} defined twice")

@@ -135,8 +135,8 @@ defprim("subtract", lambda xp, x, y: xp.subtract(x, y), broadcast=True, nargs=2,
         jvp=(lambda x_dot, ans, x, y: x_dot, lambda y_dot, ans, x, y: -y_dot),
         vjp=(lambda ans, x, y: _identity, lambda ans, x, y: _negate), domain=(-3.0, 3.0))
 defprim("multiply", lambda xp, x, y: xp.multiply(x, y), broadcast=True, nargs=2, bilinear=True,
-        vjp=(lambda ans, x, y: lambda g: _mul(g, y), lambda ans, x, y: lambda g: _mul(x, g)),
-        domain=(-3.0, 3.0))
+        vjp=(lambda ans, x, y: lambda g: _mul(g, y), lambda ans, x, y: lambda g: _mul(g, x)),
+        vjp_factor=(lambda ans, x, y: y, lambda ans, x, y: x), domain=(-3.0, 3.0))
 defprim("divide", lambda xp, x, y: xp.divide(x, y), broadcast=True, nargs=2,
         jvp=(lambda x_dot, ans, x, y: _div(x_dot, y),
              lambda y_dot, ans, x, y: -_div(_mul(y_dot, ans), y)),

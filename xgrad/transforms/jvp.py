@@ -7,7 +7,7 @@ zero tangent the primitive runs on the parent trace and no JVP work is done.
 from __future__ import annotations
 
 from .. import core as _core
-from ..core import Trace, Tracer, new_main
+from ..core import Trace, Tracer, bind, new_main
 from ..backends import is_inexact
 from .. import numpy as xnp
 from .. import tree as _tree
@@ -45,7 +45,7 @@ class JVPTrace(Trace):
             if prim.is_call:
                 return params["spec"].jvp(self, primals, tangents)
             return self._multiple(prim, primals, tangents, any_t, params)
-        ans = prim.bind(*primals, **params)
+        ans = bind(prim, *primals, **params) if params else bind(prim, *primals)   # no **{}
         rules = prim.jvp
         if not any_t or rules is None:
             return ans
@@ -60,7 +60,7 @@ class JVPTrace(Trace):
             rule = rules[i]
             if rule is None:
                 continue
-            c = rule(t, ans, *primals, **params)
+            c = rule(t, ans, *primals, **params) if params else rule(t, ans, *primals)
             if c is None:
                 continue
             if self.safe:

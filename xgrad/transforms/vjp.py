@@ -1,9 +1,12 @@
 """Reverse mode: ``VJPTrace`` records a tape, ``backward_pass`` walks it once.
 
 The tape is a flat list, appended in forward order. Each record is
-``(out_node, entries)``, one entry ``(in_node, vjp_fn, fix)`` per input that
-needs a cotangent; ``vjp_fn`` is the staged rule's inner function, so the
-record keeps exactly the residuals the rule asked for. ``fix`` (shape, dtype)
+``(out_node, entries, prim, times)``, one entry ``(in_node, vjp_fn, fix)``
+per input that needs a cotangent; ``vjp_fn`` is the staged rule's inner
+function, so the record keeps exactly the residuals the rule asked for. With
+``times`` (a row with ``vjp_factor``: elementwise ``deriv`` rows, multiply)
+the entry holds the factor ``d`` itself in place of ``vjp_fn`` and the
+cotangent is ``g * d``: no closure per operation. ``fix`` (shape, dtype)
 is set when the engine must sum a broadcast cotangent back to the input's
 shape or cast it back to the input's dtype; rules never do either.
 
@@ -31,6 +34,9 @@ __all__ = ["VJPTrace", "VJPTracer", "vjp", "grad", "value_and_grad",
            "backward_pass", "vjp_flat"]
 
 _ns_get = _type_namespaces.get     # type -> backend (tracer types are never in it)
+_new = object.__new__
+_mul = xnp.multiply
+_mul_impl = _core.RULES["multiply"].impl
 
 
 class VJPTracer(Tracer):
@@ -59,9 +65,9 @@ def _capture_copied(x):
 
 
 class VJPTrace(Trace):
-    """Records the tape. Ordinary records are ``(out_node, entries)``; a call
-    record (several outputs) is ``(out_nodes_tuple, pull)`` where
-    ``pull(cotangents) -> [(in_node, cotangent), ...]``."""
+    """Records the tape. Ordinary records are ``(out_node, entries, prim,
+    times)``; a call record (several outputs) is ``(out_nodes_tuple, pull,
+    None, False)`` where ``pull(cotangents) -> [(in_node, cotangent), ...]``."""
 
     __slots__ = ("tape", "n", "sites", "capture", "copies")
 
@@ -107,7 +113,7 @@ class VJPTrace(Trace):
                 for i, g in zip(index, gs):
                     full[i] = g
                 return pull(full)
-            self.tape.append((live, pull_live, None))
+            self.tape.append((live, pull_live, None, False))
         return res
 
     def _captured(self, prim, args, params):
@@ -129,6 +135,118 @@ class VJPTrace(Trace):
         return bind(prim, *vals, **params)
 
     def process_primitive(self, prim, args, params):
+        # fast paths (the hot path of eager reverse mode, no **{} calls): one
+        # or two arguments, each a tracer of this trace or a plain array or
+        # Python scalar, all of one known backend; anything else: _process
+        if self.capture is not None or prim.several_outputs:
+            return self._process(prim, args, params)
+        if len(args) == 2:
+            a, b = args
+            na = nb = None
+            if type(a) is VJPTracer and a._trace is self:
+                na = a._data
+                a = a.primal
+            if type(b) is VJPTracer and b._trace is self:
+                nb = b._data
+                b = b.primal
+            xa = _ns_get(type(a), False)
+            xb = _ns_get(type(b), False)
+            if xa is False or xb is False or not (xa or xb) or not (xa is xb or xa is None or xb is None):
+                return self._process(prim, args, params)   # a lower tracer, an unseen type, two backends
+            return self._binary(prim, args, params, a, b, na, nb, xa, xb)
+        if len(args) != 1:
+            return self._process(prim, args, params)
+        a = args[0]
+        if type(a) is not VJPTracer or a._trace is not self:
+            return self._process(prim, args, params)
+        p = a.primal
+        xp = _ns_get(type(p), False)
+        if not xp:
+            return self._process(prim, args, params)
+        ans = prim.impl(xp, p, **params) if params else prim.impl(xp, p)
+        if (chk := _core._checker) is not None:    # one read: see core._checker
+            chk.check(prim, (p,), ans)
+        node = a._data
+        rules = prim.vjp
+        if node is None or rules is None or (mk := rules[0]) is None:
+            return ans
+        if params:
+            fn = mk(ans, p, **params)
+            if fn is None:
+                return ans
+            times = False
+        elif prim.vjp_factor is not None:      # keep d, the VJP is g * d
+            fn = prim.vjp_factor[0](ans, p)
+            times = True
+        else:
+            fn = mk(ans, p)
+            if fn is None:
+                return ans
+            times = False
+        pd = p.dtype
+        ad = ans.dtype
+        out = self.n
+        self.n = out + 1
+        if (chk := _core._checker) is not None:
+            self._site(prim, chk)
+        self.tape.append((out, ((node, fn, (p.shape, pd) if (pd is not ad and pd != ad) else None),),
+                          prim, times))
+        t = _new(VJPTracer)
+        t._trace = self
+        t.primal = ans
+        t._data = out
+        return t
+
+    def _binary(self, prim, args, params, a, b, na, nb, xa, xb):
+        """process_primitive for two arguments of one backend: ``a``, ``b``
+        plain values, ``na``, ``nb`` their nodes (None: a constant),
+        ``xa``, ``xb`` their namespaces (None: a Python scalar)."""
+        try:
+            ans = prim.impl(xa or xb, a, b, **params) if params else prim.impl(xa or xb, a, b)
+        except ValueError as e:            # two devices: core.bind's TypeError
+            _core._raise_if_devices(prim, e)
+            raise
+        if (chk := _core._checker) is not None:
+            chk.check(prim, (a, b), ans)
+        rules = prim.vjp
+        if rules is None or (na is None and nb is None):
+            return ans
+        if self.copies is not None:        # vjp: plain operands become copies
+            primals = [a, b]
+            self._own(args, primals)
+            a, b = primals
+        derivs = prim.vjp_factor if not params else None
+        multi = xa is not None and xb is not None    # broadcasting needs two arrays
+        ad = ans.dtype
+        entries = []
+        if na is not None and (mk := rules[0]) is not None:
+            fn = (derivs[0](ans, a, b) if derivs is not None else
+                  mk(ans, a, b, **params) if params else mk(ans, a, b))
+            if fn is not None:
+                pd = a.dtype
+                entries.append((na, fn, (a.shape, pd) if ((multi and a.shape != ans.shape)
+                                                          or (pd is not ad and pd != ad)) else None))
+        if nb is not None and (mk := rules[1]) is not None:
+            fn = (derivs[1](ans, a, b) if derivs is not None else
+                  mk(ans, a, b, **params) if params else mk(ans, a, b))
+            if fn is not None:
+                pd = b.dtype
+                entries.append((nb, fn, (b.shape, pd) if ((multi and b.shape != ans.shape)
+                                                          or (pd is not ad and pd != ad)) else None))
+        if not entries:
+            return ans
+        out = self.n
+        self.n = out + 1
+        if (chk := _core._checker) is not None:
+            self._site(prim, chk)
+        self.tape.append((out, entries, prim, derivs is not None))
+        t = _new(VJPTracer)
+        t._trace = self
+        t.primal = ans
+        t._data = out
+        return t
+
+    def _process(self, prim, args, params):
         if self.capture is not None:
             return self._captured(prim, args, params)
         primals = []
@@ -215,7 +333,7 @@ class VJPTrace(Trace):
         self.n = out + 1
         if (chk := _core._checker) is not None:
             self._site(prim, chk)
-        self.tape.append((out, entries, prim))
+        self.tape.append((out, entries, prim, False))
         return VJPTracer(self, ans, out)
 
     def _multiple(self, prim, args, primals, nodes, diff, params):
@@ -342,13 +460,15 @@ def _backward(tape, n, seeds, consume, keep, sites, safe):
     for node, g in seeds:
         cts[node] = add_any(cts[node], g)
     lazy = []               # nodes that were given a Scattered cotangent
+    # records are popped from the end: from the tape itself when it is
+    # consumed (each is dropped once processed), else from a copy of the list
+    recs = tape if consume else list(tape)
+    pop = recs.pop
     try:
-        for i in range(len(tape) - 1, -1, -1):
-            out, entries, prim = tape[i]
-            if consume:
-                tape[i] = None
+        while recs:
+            out, entries, prim, times = pop()
             if ctx is not None:
-                ctx.ctx = (sites or {}).get(i, ("?", "<recorded before nan_check was on>"))
+                ctx.ctx = (sites or {}).get(len(recs), ("?", "<recorded before nan_check was on>"))
             if type(out) is tuple:               # a call record: several outputs
                 gs = [_dense(cts[o]) for o in out]
                 if all(g is None for g in gs):
@@ -371,12 +491,24 @@ def _backward(tape, n, seeds, consume, keep, sites, safe):
                     cts[out] = g
             if not keep or out not in keep:
                 cts[out] = None
+            tg = type(g)
             for node, fn, fix in entries:
-                c = fn(g)
+                if times:                        # g * d; plain arrays of one backend: its impl
+                    if tg is type(fn) and (xp := _ns_get(tg)) and checker is None:
+                        try:
+                            c = _mul_impl(xp, g, fn)
+                        except ValueError:       # two devices: multiply's own error
+                            c = _mul(g, fn)
+                    else:
+                        c = _mul(g, fn)
+                else:
+                    c = fn(g)
+                    if c is None:
+                        continue
                 if safe and type(c) is not Scattered:
                     c = nan_safe_result(prim, g, c)
-                if c is None:
-                    continue
+                    if c is None:
+                        continue
                 if type(c) is Scattered:
                     if fix is not None:
                         c = _fix(c.materialize(), fix)
