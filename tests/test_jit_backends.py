@@ -4,7 +4,6 @@ stays on the input's backend and device, guards re-stage, and jit composes
 with grad and vmap in both orders; the lax loops and branches give the
 same values and derivatives as their Python equivalents."""
 import numpy as np
-import pytest
 
 import xgrad
 import xgrad.numpy as xnp
