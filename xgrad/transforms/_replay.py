@@ -42,7 +42,7 @@ def _same(xp, a, b):
         if getattr(a, "ndim", 0) != 0 or getattr(a, "dtype", None) != getattr(b, "dtype", None):
             return False
         if bool(a == b):
-            return not (a == 0 and xp.isdtype(b.dtype, "real floating")
+            return not (xp.isdtype(b.dtype, "real floating") and bool(a == 0)
                         and bool(xp.signbit(a) != xp.signbit(b)))
         return bool(a != a and b != b)
     if tuple(a.shape) != tuple(b.shape) or a.dtype != b.dtype:
@@ -79,8 +79,10 @@ def _cse(eqns, outs, guards):
         key = None
         if not e.prim.is_call:
             try:
+                # a scalar by its repr: 0.0 and -0.0 are two constants
                 key = (e.prim, tuple(("v", id(x)) if type(x) is _Var else
-                                     ("a", id(x)) if hasattr(x, "shape") else ("s", type(x), x)
+                                     ("a", id(x)) if hasattr(x, "shape") else
+                                     ("s", type(x), repr(x) if type(x) in _SCALARS else x)
                                      for x in ins),
                        tuple(sorted(e.params.items())))
                 hash(key)
