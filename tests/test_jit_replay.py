@@ -201,3 +201,15 @@ def test_buffer_reuse_lowers_the_replay_peak():
         return p
     eager, replay = peak(g), peak(jg)
     assert replay <= eager, (replay, eager)
+
+
+def test_broadcasts_read_by_ufuncs_are_left_to_numpy():
+    a, b = R.standard_normal((4, 3)), R.standard_normal(3)
+
+    def f(a, b):
+        s = xnp.broadcast_to(b, (4, 3))
+        t = xnp.broadcast_to(xnp.sin(b), (4, 3))
+        return xnp.exp(a) * s - 2.0 * t, t, xnp.sum(s @ s.T)   # t returned, s also read by matmul
+    _check(f, a, b)
+    jf = _check(xgrad.grad(lambda a, b: xnp.sum(xnp.tanh(a * b + b) ** 2), argnums=(0, 1)), a, b)
+    assert "broadcast_to" not in _source(jf)

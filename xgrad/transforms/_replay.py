@@ -126,6 +126,7 @@ class _Recorded:
     def __truediv__(self, o): return _Call("divide", (self, o), {})
     def __rtruediv__(self, o): return _Call("divide", (o, self), {})
     def __neg__(self): return _Call("negative", (self,), {})
+    def __getitem__(self, idx): return _Call("[]", (self, idx), {})
 
 
 class _Sym(_Recorded):
@@ -187,7 +188,7 @@ def _probe(e):
 def _clean(x, known):
     t = type(x)
     if t is _Call:
-        return (getattr(_NP, x.name, None) is not None
+        return ((x.name == "[]" or getattr(_NP, x.name, None) is not None)
                 and all(_clean(a, known) for a in x.args)
                 and all(_clean(a, known) for a in x.kwargs.values()))
     if t is _Sym or t in _PLAIN or id(x) in known:
@@ -204,9 +205,17 @@ _METHODS = {
     "matrix_transpose": lambda a, kw: f"{a[0]}.mT" if len(a) == 1 and not kw else None,
     "reshape": lambda a, kw: f"{a[0]}.reshape({a[1]})" if len(a) == 2 and not kw else None,
     "permute_dims": lambda a, kw: f"{a[0]}.transpose({a[1]})" if len(a) == 2 and not kw else None,
-    "sum": lambda a, kw: (f"{a[0]}.sum({', '.join(f'{k}={v}' for k, v in kw.items())})"
-                          if len(a) == 1 and set(kw) <= {"axis", "dtype", "keepdims"} else None),
+    "sum": lambda a, kw: _method("sum", a, kw, {"axis", "dtype", "keepdims"}),
+    "prod": lambda a, kw: _method("prod", a, kw, {"axis", "dtype", "keepdims"}),
+    "max": lambda a, kw: _method("max", a, kw, {"axis", "keepdims"}),
+    "min": lambda a, kw: _method("min", a, kw, {"axis", "keepdims"}),
 }
+
+
+def _method(name, a, kw, allowed):
+    if len(a) != 1 or not set(kw) <= allowed:
+        return None
+    return f"{a[0]}.{name}({', '.join(f'{k}={v}' for k, v in kw.items())})"
 
 
 # --------------------------------------------------------------------------
@@ -230,7 +239,8 @@ def compile_program(program, guards, restage):
     generic = _Codegen(program, guards, keep, restage, False)
     if not fast:
         return generic.build()
-    gen = _Codegen(program, guards, keep, restage, True)
+    fast_program, fast_keep = _absorb_broadcasts(program, guards, keep)
+    gen = _Codegen(fast_program, guards, fast_keep, restage, True)
     box = []
 
     def fallback(args):          # an array of another backend with numpy's dtypes (cupy)
@@ -239,6 +249,56 @@ def compile_program(program, guards, restage):
         return box[0](args)
     gen.ns["_generic"] = fallback
     return gen.build()
+
+
+def _elementwise(tree):
+    """Whether ``tree`` is one elementwise ufunc of inputs and constants."""
+    f = getattr(_NP, tree.name, None) if tree is not None else None
+    return (type(f) is _UFUNC and f.signature is None and not tree.kwargs
+            and not any(type(a) is _Call for a in tree.args))
+
+
+def _absorb_broadcasts(program, guards, keep):
+    """numpy broadcasts an elementwise ufunc's operands itself: a
+    ``broadcast_to`` whose every reader is such a ufunc with the broadcast
+    shape as its output's shape is dropped, and its readers read its input.
+    Returns the Program and its live equations."""
+    eqns, keep = program.eqns, list(keep)
+    readers = _collections.defaultdict(list)
+    for k, e in enumerate(eqns):
+        if keep[k]:
+            for x in e.ins:
+                if type(x) is _Var:
+                    readers[id(x)].append(k)
+    pinned = {id(v) for v in program.outs if type(v) is _Var} | {id(g.var) for g in guards}
+    trees, sub = {}, {}
+
+    def tree(k):
+        if k not in trees:
+            trees[k] = _probe(eqns[k])
+        return trees[k]
+    for k, e in enumerate(eqns):
+        t = tree(k) if keep[k] else None
+        if (t is None or t.name != "broadcast_to" or t.kwargs or len(t.args) != 2
+                or type(t.args[0]) is not _Sym):
+            continue
+        o = e.outs[0]
+        if id(o) in pinned or not readers[id(o)]:
+            continue
+        if all(_elementwise(tree(r)) and tuple(eqns[r].outs[0].shape) == tuple(o.shape)
+               for r in readers[id(o)]):
+            sub[id(o)] = e.ins[t.args[0].k]
+            keep[k] = False
+    if not sub:
+        return program, keep
+
+    def resolve(x):
+        while type(x) is _Var and id(x) in sub:
+            x = sub[id(x)]
+        return x
+    new = [_Eqn(e.prim, tuple(resolve(x) for x in e.ins), e.outs, e.params, e.multi)
+           if any(type(x) is _Var and id(x) in sub for x in e.ins) else e for e in eqns]
+    return _Program(program.in_vars, new, program.outs), keep
 
 
 class _Codegen:
@@ -323,6 +383,14 @@ class _Codegen:
 
         def guard_lines(at):
             for g in at_guard.get(at, ()):
+                b = g.value
+                if (self.fast and getattr(b, "shape", None) == () and str(b.dtype) == "bool"
+                        and isinstance(b.dtype, _NP_DTYPE)):
+                    # numpy's bool scalars are two objects: the same one passes at once
+                    one = self.const(_NP.bool_(bool(b)))
+                    body.append(f"    if {self.name(g.var)} is not {one} and not "
+                                f"_same(xp, {self.name(g.var)}, {self.const(b)}): raise _Restage")
+                    continue
                 body.append(f"    if not _same(xp, {self.name(g.var)}, {self.const(g.value)}): "
                             f"raise _Restage")
 
@@ -348,7 +416,7 @@ class _Codegen:
     # ----- one equation ---------------------------------------------------
 
     def _eqn(self, e, body, into):
-        call = self._direct(e, into) if self.fast else None
+        call = self._direct(e, into, body) if self.fast else None
         if call is None:
             args = ", ".join(self.name(x) if type(x) is _Var else self.const(x) for x in e.ins)
             params = f", **{self.const(e.params)}" if e.params else ""
@@ -361,16 +429,15 @@ class _Codegen:
         else:
             body.append(f"    {self.name(e.outs[0])} = {call}")
 
-    def _direct(self, e, into):
+    def _direct(self, e, into, body):
         tree = self._trees.get(id(e))
         if tree is None:
             return None
         out = e.outs[0]
-
         def arg(x, top):
             t = type(x)
             if t is _Sym:
-                return self.name(e.ins[x.k])
+                return self.name(e.ins[x.k] if x.k >= 0 else out)
             if t is _Call:
                 return expr(x, False)
             if t in (tuple, list):
@@ -383,7 +450,20 @@ class _Codegen:
                 return repr(x)
             return self.const(x)
 
+        def index(i):
+            if type(i) is slice and all(type(p) in (type(None), int) for p in
+                                        (i.start, i.stop, i.step)):
+                return ":".join("" if p is None else repr(p) for p in
+                                ((i.start, i.stop) if i.step is None else (i.start, i.stop, i.step)))
+            return "..." if i is Ellipsis else arg(i, False)
+
         def expr(c, top):
+            if c.name == "[]":
+                x, idx = c.args
+                parts = idx if type(idx) is tuple else (idx,)
+                text = ", ".join(index(i) for i in parts) + ("," if len(parts) == 1 and
+                                                             type(idx) is tuple else "")
+                return f"{arg(x, False)}[{text or '()'}]"
             f = getattr(_NP, c.name)
             if type(f) is _UFUNC and not c.kwargs:
                 a = [arg(x, top and f.signature is None) for x in c.args]
@@ -398,7 +478,31 @@ class _Codegen:
             if text is None:
                 text = f"{self.fn(c.name)}({', '.join(a + [f'{k}={v}' for k, v in kw.items()])})"
             return text
+        if into is None and len(out.shape) > 0 and type(getattr(_NP, tree.name, None)) is _UFUNC:
+            # an inner elementwise ufunc of the output's shape and dtype: a line of
+            # its own, and the outer ufunc writes into its result
+            for j, a in enumerate(tree.args):
+                if type(a) is _Call and self._same_kind(e, a, out):
+                    inner = expr(a, True)
+                    body.append(f"    {self.name(out)} = {inner}")
+                    tree = _Call(tree.name, tree.args[:j] + (_Sym(-1),) + tree.args[j + 1:], {})
+                    into = out
+                    break
         return expr(tree, True)
+
+    @staticmethod
+    def _same_kind(e, c, out):
+        """Whether ``c`` is an elementwise ufunc of inputs of ``out``'s shape
+        and dtype and Python scalars (its result is a fresh array like out)."""
+        f = getattr(_NP, c.name, None)
+        if type(f) is not _UFUNC or f.signature is not None or c.kwargs:
+            return False
+        if not _NP.isdtype(out.dtype, ("real floating", "complex floating")):
+            return False
+        vs = [e.ins[a.k] for a in c.args if type(a) is _Sym]
+        return bool(vs) and all(
+            type(a) is _Sym or type(a) in (int, float) for a in c.args) and all(
+            tuple(v.shape) == tuple(out.shape) and v.dtype == out.dtype for v in vs)
 
     def _plan(self, last):
         """Probe each equation; return {step: the dead input its ufunc writes
@@ -422,7 +526,7 @@ class _Codegen:
             out = e.outs[0] if len(e.outs) == 1 else None
             fresh = False
             if tree is not None and out is not None and len(out.shape) > 0:
-                f = getattr(_NP, tree.name)
+                f = getattr(_NP, tree.name, None)
                 ufunc = type(f) is _UFUNC and f.signature is None and not tree.kwargs
                 fresh = ufunc or (tree.name == "matmul" and not tree.kwargs)
                 if ufunc and not any(type(a) is _Call for a in tree.args):
@@ -447,11 +551,12 @@ class _Codegen:
 
     def _candidate(self, e, k, tree, out, last, bases, owned, users, pinned):
         syms = [e.ins[a.k] for a in tree.args if type(a) is _Sym]
+        vin = [y for y in e.ins if type(y) is _Var]
         for x in syms:
             if (id(x) not in owned or id(x) in pinned or last.get(id(x)) != k
                     or tuple(x.shape) != tuple(out.shape) or x.dtype != out.dtype):
                 continue
-            if any(y is not x and id(x) in bases.get(id(y), ()) for y in syms):
+            if any(y is not x and id(x) in bases.get(id(y), ()) for y in vin):
                 continue                # another input of this equation views it
             if any(y is not x and (last.get(id(y), -1) > k or id(y) in pinned)
                    for y in users[id(x)]):
