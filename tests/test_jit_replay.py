@@ -213,3 +213,10 @@ def test_broadcasts_read_by_ufuncs_are_left_to_numpy():
     _check(f, a, b)
     jf = _check(xgrad.grad(lambda a, b: xnp.sum(xnp.tanh(a * b + b) ** 2), argnums=(0, 1)), a, b)
     assert "broadcast_to" not in _source(jf)
+
+
+def test_scalars_of_ufuncs_without_a_float_loop_are_not_folded():
+    x = R.standard_normal(5)
+    _check(lambda x: xnp.ldexp(x, 3) + 1, x) if hasattr(xnp, "ldexp") else None
+    xi = np.arange(5)
+    _check(lambda x: (x * 2.5, x + 1, x / 2), xi)

@@ -443,8 +443,7 @@ class _Codegen:
             if t in (tuple, list):
                 inner = ", ".join(arg(a, False) for a in x)
                 return f"({inner}{',' if len(x) == 1 else ''})" if t is tuple else f"[{inner}]"
-            if top and t in (int, float) and _NP.isdtype(out.dtype, ("real floating",
-                                                                      "complex floating")):
+            if top and t in (int, float):
                 return self.scalar(x, out.dtype)
             if t in (type(None), bool, int):
                 return repr(x)
@@ -466,7 +465,8 @@ class _Codegen:
                 return f"{arg(x, False)}[{text or '()'}]"
             f = getattr(_NP, c.name)
             if type(f) is _UFUNC and not c.kwargs:
-                a = [arg(x, top and f.signature is None) for x in c.args]
+                fold = top and self._foldable(e, f, c, out)
+                a = [arg(x, fold) for x in c.args]
                 if top and into is not None:       # positional out (not for max/min: deprecated)
                     o = self.name(into)
                     a.append(f"out={o}" if c.name in ("maximum", "minimum") else o)
@@ -489,6 +489,23 @@ class _Codegen:
                     into = out
                     break
         return expr(tree, True)
+
+    @staticmethod
+    def _foldable(e, f, c, out):
+        """Whether the Python scalars among ``c``'s operands may be the 0-d
+        arrays of ``out``'s dtype: a binary elementwise ufunc, its other
+        operands of that inexact dtype, with a loop for it (not ldexp's)."""
+        d = out.dtype
+        if f.signature is not None or f.nin != 2 or f.nout != 1:
+            return False
+        if not _NP.isdtype(d, ("real floating", "complex floating")):
+            return False
+        if any(type(a) is _Sym and e.ins[a.k].dtype != d for a in c.args):
+            return False
+        try:
+            return all(r == d for r in f.resolve_dtypes((d, d, None)))
+        except (TypeError, ValueError):     # pragma: no cover - no such loop
+            return False
 
     @staticmethod
     def _same_kind(e, c, out):
