@@ -302,6 +302,9 @@ def _absorb_broadcasts(program, guards, keep):
 
 
 class _Codegen:
+    """The generated ``run`` of one Program: ``fast`` for numpy (direct
+    calls, buffer reuse), else one impl call per equation."""
+
     def __init__(self, program, guards, keep, restage, fast):
         self.program, self.guards, self.keep, self.fast = program, guards, keep, fast
         self.names = {}
