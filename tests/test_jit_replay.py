@@ -26,8 +26,11 @@ def _check(f, *args, reps=3):
     before = [np.array(a, copy=True) for a in args]
     want = [np.asarray(w) for w in xgrad.tree.leaves(f(*args))]
     jf = xgrad.jit(f)
+    first = None
     for _ in range(reps):
         got = [np.asarray(g) for g in xgrad.tree.leaves(jf(*args))]
+        if first is None:           # a later replay must not write an earlier result
+            first, kept = got, [np.array(g, copy=True) for g in got]
         assert len(got) == len(want)
         for g, w in zip(got, want):
             assert g.dtype == w.dtype and g.shape == w.shape
@@ -35,6 +38,8 @@ def _check(f, *args, reps=3):
             np.testing.assert_array_equal(np.signbit(g), np.signbit(w))
         for a, b in zip(args, before):
             np.testing.assert_array_equal(np.asarray(a), b)
+    for g, k in zip(first, kept):
+        np.testing.assert_array_equal(g, k, strict=True)
     assert jf.stagings == 1
     return jf
 
