@@ -42,9 +42,9 @@ import warnings as _warnings
 import numpy as _np
 
 from .. import core as _core
+from . import _replay
 from ..backends import backend_of as _backend_of
-from ..program import (Eqn as _Eqn, Guard as _Guard, Program as _Program,
-                       StageTrace as _StageTrace, Var as _Var, eval_program as _eval_program,
+from ..program import (Program as _Program, StageTrace as _StageTrace, eval_program as _eval_program,
                        stage as _stage)
 from ..tree import flatten as _flatten, unflatten as _unflatten
 
@@ -390,166 +390,14 @@ def _device(x):
 
 
 # --------------------------------------------------------------------------
-# compiling a Program to straight-line Python
+# compiling a Program to straight-line Python (the code generator is _replay's)
 
-def _same(xp, a, b):
-    """Whether a replayed value equals a guard's (NaN equals NaN)."""
-    if type(b) in _SCALARS or getattr(b, "ndim", None) == 0:     # the common case: a flag
-        if getattr(a, "ndim", 0) != 0 or getattr(a, "dtype", None) != getattr(b, "dtype", None):
-            return False
-        if bool(a == b):
-            return not (a == 0 and xp.isdtype(b.dtype, "real floating")
-                        and bool(xp.signbit(a) != xp.signbit(b)))
-        return bool(a != a and b != b)
-    if tuple(a.shape) != tuple(b.shape) or a.dtype != b.dtype:
-        return False
-    eq = a == b
-    if xp.isdtype(a.dtype, "real floating"):
-        eq = xp.logical_or(eq, xp.logical_and(xp.isnan(a), xp.isnan(b)))
-        eq = xp.logical_and(eq, xp.signbit(a) == xp.signbit(b))      # 0.0 is not -0.0
-    elif xp.isdtype(a.dtype, "complex floating"):
-        eq = xp.logical_or(eq, xp.logical_and(xp.isnan(a), xp.isnan(b)))
-    return bool(xp.all(eq))
+_same, _cse, _copy_const = _replay._same, _replay._cse, _replay._copy_const
 
 
 def _compile(program, guards):
     """``run(args) -> outputs`` for ``program``: generated Python that calls
-    each live equation's implementation directly, checks each guard where it
-    was read, and drops each value after its last use."""
-    eqns, outs_, guards = _cse(program.eqns, program.outs, guards)
-    program = _Program(program.in_vars, eqns, outs_)
-    live = {id(v) for v in program.outs if type(v) is _Var}
-    live.update(id(g.var) for g in guards)
-    keep = [False] * len(eqns)
-    for k in range(len(eqns) - 1, -1, -1):          # dead-code elimination
-        e = eqns[k]
-        if any(o is not None and id(o) in live for o in e.outs):
-            keep[k] = True
-            live.update(id(x) for x in e.ins if type(x) is _Var)
-    names, ns = {}, {"_same": _same, "_Restage": _Restage}
-
-    def name(v):
-        if id(v) not in names:
-            names[id(v)] = f"v{len(names)}"
-        return names[id(v)]
-
-    def const(x):
-        n = f"c{len(ns)}"
-        ns[n] = x
-        return n
-    ins = [name(v) if v is not None else "_" for v in program.in_vars]
-    at_guard = _collections.defaultdict(list)
-    for g in guards:
-        at_guard[g.at].append(g)
-    # the last step that reads each variable: step k is equation k with the
-    # guards checked right after it (a guard at ``at`` follows equation at-1)
-    last = {}
-    for k, e in enumerate(eqns):
-        if keep[k]:
-            for x in e.ins:
-                if type(x) is _Var:
-                    last[id(x)] = k
-    for g in guards:
-        last[id(g.var)] = max(last.get(id(g.var), -1), g.at - 1)
-    for v in program.outs:
-        if type(v) is _Var:
-            last[id(v)] = len(eqns)                  # never dropped
-    dying = _collections.defaultdict(list)
-    seen = {}
-    for e in eqns:
-        for x in e.ins:
-            if type(x) is _Var:
-                seen[id(x)] = x
-    for g in guards:
-        seen[id(g.var)] = g.var
-    for i, k in last.items():
-        if 0 <= k < len(eqns) and i in seen:
-            dying[k].append(seen[i])
-    ns["_ns"] = _backend_of
-    named = [n for n in ins if n != "_"]
-    body = ["def run(args):"]
-    if ins:
-        body.append(f"    {', '.join(ins)}, = args")
-    if named:
-        body.append(f"    xp = _ns({named[0]})")
-    else:
-        ns["_ns0"] = _backend_of(0.0)
-        body.append("    xp = _ns0")
-
-    def guard_lines(at):
-        for g in at_guard.get(at, ()):
-            body.append(f"    if not _same(xp, {name(g.var)}, {const(g.value)}): raise _Restage")
-
-    guard_lines(0)
-    for k, e in enumerate(eqns):
-        if keep[k]:
-            args = ", ".join(name(x) if type(x) is _Var else const(x) for x in e.ins)
-            f = const(e.prim.impl)
-            params = f", **{const(e.params)}" if e.params else ""
-            call = f"{f}(xp{', ' + args if args else ''}{params})"
-            if e.multi:
-                body.append(f"    _t = {call}")
-                for j, o in enumerate(e.outs):
-                    if o is not None:
-                        body.append(f"    {name(o)} = _t[{j}]")
-            else:
-                body.append(f"    {name(e.outs[0])} = {call}")
-        guard_lines(k + 1)
-        if dying.get(k):
-            body.append(f"    del {', '.join(name(v) for v in dying[k])}")
-    # an output that does not depend on the inputs: the staged run returned
-    # that very array to its caller, so keep a copy of it, and copy it again
-    # per call
-    res = [name(o) if type(o) is _Var else f"_copy({const(_copy_const(o))})"
-           for o in program.outs]
-    ns["_copy"] = _copy_const
-    body.append(f"    return [{', '.join(res)}]")
-    src = "\n".join(body)
-    exec(compile(src, f"<jit program {id(program):x}>", "exec"), ns)
-    run = ns["run"]
-    run.source = src
-    return run
-
-
-def _cse(eqns, outs, guards):
-    """Common subexpressions: an equation that applies the same primitive
-    with the same parameters to the same inputs as an earlier one is
-    dropped, its outputs read the earlier one's. Returns the equations, the
-    outputs and the guards (positions counted in the kept equations)."""
-    alias, seen, kept, before = {}, {}, [], []
-
-    def sub(x):
-        return alias.get(id(x), x) if type(x) is _Var else x
-    for e in eqns:
-        before.append(len(kept))
-        ins = tuple(sub(x) for x in e.ins)
-        key = None
-        if not e.prim.is_call:
-            try:
-                key = (e.prim, tuple(("v", id(x)) if type(x) is _Var else
-                                     ("a", id(x)) if hasattr(x, "shape") else ("s", type(x), x)
-                                     for x in ins),
-                       tuple(sorted(e.params.items())))
-                hash(key)
-            except TypeError:              # an array or a slice among the parameters
-                key = None
-        if key is not None and key in seen:
-            for o, p in zip(e.outs, seen[key].outs):
-                if o is not None:
-                    alias[id(o)] = p
-            continue
-        ne = _Eqn(e.prim, ins, e.outs, e.params, e.multi)
-        kept.append(ne)
-        if key is not None:
-            seen[key] = ne
-    before.append(len(kept))
-    return (kept, [sub(o) for o in outs],
-            [_Guard(before[g.at], sub(g.var), g.value) for g in guards])
-
-
-def _copy_const(x):
-    """An output that does not depend on the inputs: a fresh copy per call
-    (the caller may write it), or the value itself when it is not an array."""
-    if hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, _core.Tracer):
-        return _backend_of(x).asarray(x, copy=True)
-    return x
+    each live equation's implementation directly (numpy's functions on numpy
+    arrays), checks each guard where it was read, and drops each value after
+    its last use (``_replay.compile_program``)."""
+    return _replay.compile_program(program, guards, _Restage)
