@@ -1,12 +1,17 @@
 """Reverse mode's fast paths (one- and two-argument primitives on plain
-arrays, factors ``g * d`` kept in the record): values against closed forms,
-with broadcasting, dtype promotion, closed-over arrays written after the
-call, a second order on top, and array_api_strict."""
+arrays, factors ``g * d`` kept in the record, add and subtract passing or
+negating the cotangent, two records for an operation with two inputs):
+values against closed forms, with broadcasting, dtype promotion,
+closed-over arrays written after the call, a second order on top, kept
+intermediates, the NaN checker, and array_api_strict."""
+import sys
+
 import numpy as np
 import pytest
 
 import xgrad
 import xgrad.numpy as xnp
+from xgrad.core import RULES
 
 
 def test_broadcast_factor_sums_back():
@@ -65,3 +70,114 @@ def test_array_api_strict():
     g = xgrad.grad(lambda x: xnp.sum(xnp.cos(x) * c))(x)
     assert type(g) is type(x)
     np.testing.assert_allclose(np.asarray(g), -np.sin([0.5, 1.5]) * np.array([2.0, -1.0]), rtol=1e-14)
+
+
+# rows this sampling can't call: integer-order arguments, or a derivative in a
+# parameter that refuses (its first order works: tested in test_special.py)
+_UNSAMPLED = {"betainc_da", "betainc_db", "gammainc_da", "hyp1f1_da", "hyp1f1_db", "hyp2f1_da",
+              "hyp2f1_db", "hyp2f1_dc", "sph_harm_y", "zeta_dx"}
+
+
+def _rows_with_factors():
+    return sorted(n for n, p in RULES.items() if p.vjp_kinds is not None)
+
+
+@pytest.mark.parametrize("name", _rows_with_factors())
+def test_factor_agrees_with_the_rule(name):
+    """Each ``vjp_factor`` entry (a function, or 1 / -1) gives the same
+    cotangent as the row's staged ``vjp`` (the table's two statements of
+    one derivative agree), on a sample of the row's domain."""
+    p = RULES[name]
+    lo, hi = p.domain or (-1.0, 1.0)
+    rng = np.random.RandomState(len(name))
+    args = [rng.uniform(lo, hi, 4) for _ in p.vjp_factor]
+    try:
+        ans = p.impl(xnp, *args)
+    except TypeError:
+        assert name in _UNSAMPLED
+        return
+    g = rng.standard_normal(4)
+    checked = 0
+    for i, (mk, d, kind) in enumerate(zip(p.vjp, p.vjp_factor, p.vjp_kinds)):
+        if mk is None:
+            assert d is None and kind is None
+            continue
+        try:
+            want = np.asarray(mk(ans, *args)(g))
+        except (NotImplementedError, TypeError):    # a row that needs integer arguments, or
+            assert name in _UNSAMPLED               # a derivative in a parameter it refuses
+            continue
+        got = (g * np.asarray(d(ans, *args)) if kind == 1 else g if kind == 2 else -g)
+        assert kind in (1, 2, 3)
+        np.testing.assert_array_equal(got, want, err_msg=f"{name}: argument {i}")
+        checked += 1
+    assert checked or name in _UNSAMPLED
+
+
+def test_add_subtract_broadcast_both_sides():
+    a = np.linspace(-1.0, 1.0, 3).reshape(3, 1)
+    b = np.arange(1.0, 5.0).reshape(1, 4)
+    w = np.arange(12.0).reshape(3, 4)
+    f = lambda a, b: xnp.sum(w * (xnp.sin(a) + b - xnp.cos(b) - a))   # noqa: E731
+    ga, gb = xgrad.grad(f, argnums=(0, 1))(a, b)
+    np.testing.assert_allclose(ga, (np.cos(a) - 1.0) * w.sum(1, keepdims=True), rtol=1e-14)
+    np.testing.assert_allclose(gb, (1.0 + np.sin(b)) * w.sum(0, keepdims=True), rtol=1e-14)
+    # the same value on both sides: two records for one node, both accumulated
+    x = np.array([0.5, -2.0])
+    np.testing.assert_allclose(xgrad.grad(lambda x: xnp.sum((x + x) * (x - 3.0 * x)))(x),
+                               -8.0 * x, rtol=1e-14)
+    np.testing.assert_array_equal(xgrad.grad(lambda x: xnp.sum(x - x))(x), 0.0)
+    np.testing.assert_array_equal(xgrad.grad(lambda x: xnp.sum(-x + (+x) * 2.0))(x), 1.0)
+
+
+def test_add_subtract_dtypes_and_higher_orders():
+    x = np.array([0.5, -0.25], dtype=np.float32)
+    c = np.array([2.0, 3.0])                     # float64: the sum promotes
+    g = xgrad.grad(lambda x: xnp.sum(xnp.sin(c - x)))(x)
+    assert g.dtype == np.float32
+    np.testing.assert_allclose(g, -np.cos(c - x.astype(np.float64)), rtol=1e-6)
+    y = np.array([0.3, 1.2])
+    f = lambda y: xnp.sum(xnp.exp(y - 1.0) * (y + y) - y * (2.0 - y))   # noqa: E731
+    h = xgrad.hessian(f)(y)
+    # f = 2 y e^(y-1) - 2 y + y^2: f'' = (4 + 2 y) e^(y-1) + 2
+    np.testing.assert_allclose(h, np.diag((4 + 2 * y) * np.exp(y - 1.0) + 2.0), rtol=1e-12)
+    hv = xgrad.jvp(xgrad.grad(f), (y,), (np.ones(2),))[1]
+    np.testing.assert_allclose(hv, (4 + 2 * y) * np.exp(y - 1.0) + 2.0, rtol=1e-12)
+
+
+def test_kept_intermediate_of_a_two_input_op():
+    """``grad_intermediates`` keeps an output's cotangent that two records
+    (one per input of the op) read."""
+    x = np.array([0.5, 1.5])
+    y = np.array([2.0, -1.0])
+
+    def f(x, y):
+        s = xgrad.debug.tag(x * y, "s")
+        t = xgrad.debug.tag(s - x, "t")
+        return xnp.sum(xnp.sin(t))
+    (gx, gy), inter = xgrad.debug.grad_intermediates(f, argnums=(0, 1))(x, y)
+    ct = np.cos(x * y - x)
+    np.testing.assert_allclose(inter["t"], ct, rtol=1e-14)
+    np.testing.assert_allclose(inter["s"], ct, rtol=1e-14)
+    np.testing.assert_allclose(gx, ct * (y - 1.0), rtol=1e-14)
+    np.testing.assert_allclose(gy, ct * x, rtol=1e-14)
+
+
+def test_nan_check_names_the_backward_op():
+    """The NaN checker names the primitive whose backward step made an Inf,
+    and its forward call site, with ops of two recorded inputs (two records,
+    one site each) before and after it on the tape."""
+    x = np.array([0.0, 1.0])
+    line = {}
+
+    def f(x):
+        u = x * x + x
+        line["sqrt"] = sys._getframe().f_lineno + 1
+        r = xnp.sqrt(u)                     # sqrt'(0) = inf: Inf going back
+        return xnp.sum((r - u) * (u + r))
+    with xgrad.debug.nan_check():
+        with pytest.raises(FloatingPointError) as e:
+            xgrad.grad(f)(x)
+    msg = str(e.value)
+    assert "backward" in msg and "VJP of 'sqrt'" in msg, msg
+    assert f"test_vjp_fastpath.py:{line['sqrt']}" in msg, msg

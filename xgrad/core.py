@@ -91,7 +91,7 @@ class Primitive:
     __slots__ = ("name", "impl", "jvp", "vjp", "batch", "broadcast", "domain",
                  "nondiff", "is_call", "deriv", "jvp_joint", "family", "linear",
                  "bilinear", "multiple_results", "jvp_from_rule", "export",
-                 "several_outputs", "vjp_factor", "__weakref__")
+                 "several_outputs", "vjp_factor", "vjp_kinds", "__weakref__")
 
     def __init__(self, name, impl, jvp=None, vjp=None, batch=None,
                  broadcast=False, domain=None, nondiff=(), is_call=False, *,
@@ -111,6 +111,10 @@ class Primitive:
         # ``multiply(g, d)``, the same as ``vjp[i]``: reverse mode keeps d
         # itself, no staged closure (set by ``defprim`` for ``deriv`` rows)
         self.vjp_factor = None
+        # per argument, how reverse mode applies ``vjp_factor`` (None: no
+        # factor): 1 keeps d and multiplies, 2 passes g on (d is the constant
+        # 1: add), 3 negates it (d is -1: subtract); set by ``defprim``
+        self.vjp_kinds = None
         # optional ``(tangents, ans, *args) -> tangent`` taking every argument's
         # tangent at once (None: zero), used by forward mode when several are
         # live: a concat of n tangents is one concat, not n concats and n-1 adds
@@ -383,6 +387,18 @@ class Trace:
 
     def process_primitive(self, prim, args, params):  # pragma: no cover
         raise NotImplementedError
+
+    # The dispatchers of ``xgrad.numpy`` (elementwise functions and operators)
+    # call these two for a primitive without params when a tracer of this
+    # (live) trace is the top-level argument: ``x`` for ``process_unary``;
+    # for ``process_binary`` at least one of ``x``, ``y`` (the other one is a
+    # tracer of this trace, a plain array or a Python scalar). A trace with a
+    # faster path for them overrides them (reverse mode).
+    def process_unary(self, prim, x):
+        return self.process_primitive(prim, (x,), {})
+
+    def process_binary(self, prim, x, y):
+        return self.process_primitive(prim, (x, y), {})
 
     def lower(self, args, prim):
         """Split the arguments of ``prim``: ``(values, per-trace data, traced)``

@@ -85,7 +85,7 @@ def _unary(name):
         if xp is False and isinstance(x, _Tracer):
             t = x._trace
             if t.alive:
-                return t.process_primitive(p, (x,), {})
+                return t.process_unary(p, x)
         return _bind(p, x)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise ``{name}`` (array API); differentiable: {p.jvp is not None}."
@@ -107,7 +107,7 @@ def _unary_ufunc(name):
         if xp is False and isinstance(x, _Tracer):
             t = x._trace
             if t.alive:
-                return t.process_primitive(p, (x,), {})
+                return t.process_unary(p, x)
         return _bind(p, x)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = (f"Elementwise ``{name}`` (array API); differentiable: {p.jvp is not None}. "
@@ -142,7 +142,7 @@ def _binary(name):
         elif b is False and isinstance(x2, _Tracer):     # plain/scalar op tracer
             t = x2._trace
         if t is not None and t.alive:
-            return t.process_primitive(p, (x1, x2), {})
+            return t.process_binary(p, x1, x2)
         return _bind(p, x1, x2)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"Elementwise ``{name}`` (array API, broadcasting); differentiable: {p.jvp is not None}."
@@ -156,6 +156,9 @@ for _n, _p in list(_P.items()):
     if _p.export:
         globals()[_n] = _binary(_n) if _p.broadcast else _unary(_n)
 del _n, _p
+# the binary functions made above: the operators of traced values built on
+# them take a shorter path (``_operator``)
+_GENERATED = frozenset(globals()[n] for n, p in _P.items() if p.export and p.broadcast)
 
 _where_p = _P["where"]
 _round0 = round      # noqa: F821  (the table's, the array API's)
@@ -1513,8 +1516,35 @@ def _len(self):
     return self.shape[0]
 
 
+def _operator(f):
+    """``x.__op__(other)`` for a traced ``x``: straight to ``x``'s trace when
+    ``other`` is a plain value or a tracer of the same trace (both live),
+    else the function ``f`` (``bind`` finds the top trace)."""
+    if f not in _GENERATED:              # a composite (matmul): its own checks
+        return f
+    p = _P[f.__name__]
+
+    def op(self, other):
+        t = self._trace
+        if t.alive and (_ns_get(type(other), False) is not False
+                        or (isinstance(other, _Tracer) and other._trace is t)):
+            return t.process_binary(p, self, other)
+        return f(self, other)
+    return op
+
+
 def _swap(f):
-    return lambda self, other: f(other, self)
+    """``x.__rop__(other)``: ``other op x`` (see ``_operator``)."""
+    if f not in _GENERATED:
+        return lambda self, other: f(other, self)
+    p = _P[f.__name__]
+
+    def rop(self, other):
+        t = self._trace
+        if t.alive and _ns_get(type(other), False) is not False:
+            return t.process_binary(p, other, self)
+        return f(other, self)
+    return rop
 
 
 _T = _Tracer
@@ -1536,11 +1566,11 @@ for _name, _f in (("add", add), ("sub", subtract), ("mul", multiply), ("truediv"
                   ("matmul", matmul), ("and", bitwise_and), ("or", bitwise_or),           # noqa: F821
                   ("xor", bitwise_xor), ("lshift", bitwise_left_shift),                   # noqa: F821
                   ("rshift", bitwise_right_shift)):                                       # noqa: F821
-    setattr(_T, f"__{_name}__", _f)
+    setattr(_T, f"__{_name}__", _operator(_f))
     setattr(_T, f"__r{_name}__", _swap(_f))
 for _name, _f in (("lt", less), ("le", less_equal), ("gt", greater), ("ge", greater_equal),  # noqa: F821
                   ("eq", equal), ("ne", not_equal)):                                         # noqa: F821
-    setattr(_T, f"__{_name}__", _f)
+    setattr(_T, f"__{_name}__", _operator(_f))
 _T.__neg__ = negative    # noqa: F821
 _T.__pos__ = positive    # noqa: F821
 _T.__abs__ = abs         # noqa: F821

@@ -26,7 +26,10 @@ How to write a row (keywords of ``defprim``):
 - ``vjp_factor`` (optional, rows with no params): per-argument
   ``d(ans, *args)`` such that the VJP is ``g * d``, when the row's ``vjp``
   says the same (multiply); reverse mode then keeps ``d`` itself instead
-  of a staged closure. ``deriv`` rows get it from ``deriv``.
+  of a staged closure. An entry may be the constant ``1`` or ``-1`` instead
+  of a function, where the row's VJP is ``g`` or ``-g`` (add, subtract):
+  reverse mode then passes the cotangent on, or negates it, with no call.
+  ``deriv`` rows get it from ``deriv``.
 - ``jvp_joint`` (optional): one rule taking every argument's tangent at
   once, for variadic linear ops such as concat.
 - ``multiple_results=True``: ``impl`` returns a tuple of arrays; each
@@ -118,11 +121,23 @@ def defprim(name, impl, jvp=None, vjp=None, *, family, deriv=None, linear=False,
         vjp_factor = derivs
     if vjp_factor is not None:
         p.vjp_factor = tuple(None if r is None else d for r, d in zip(vjp, vjp_factor))
+        p.vjp_kinds = tuple(_factor_kind(name, d) for d in p.vjp_factor)
     prim_holder.append(p)
     if name in RULES:
         raise ValueError(f"primitive {name!r} defined twice")
     RULES[name] = p
     return p
+
+
+def _factor_kind(name, d):
+    """How reverse mode applies one ``vjp_factor`` entry (``Primitive.vjp_kinds``)."""
+    if d is None:
+        return None
+    if callable(d):
+        return 1                 # g * d(ans, *args)
+    if type(d) is int and d in (1, -1):
+        return 2 if d == 1 else 3     # g itself, -g
+    raise ValueError(f"defprim({name!r}): a vjp_factor entry is a function, 1 or -1; got {d!r}")
 
 
 def _tangent_in_place(prim_holder, i):

@@ -83,9 +83,9 @@ defprim("reciprocal", lambda xp, x: xp.reciprocal(x),
 
 # ----- unary elementwise: linear -----
 defprim("negative", lambda xp, x: xp.negative(x), linear=True,
-        vjp=lambda ans, x: lambda g: -g, domain=(-3.0, 3.0))
+        vjp=lambda ans, x: lambda g: -g, vjp_factor=(-1,), domain=(-3.0, 3.0))
 defprim("positive", lambda xp, x: xp.positive(x), linear=True,
-        vjp=lambda ans, x: lambda g: g, domain=(-3.0, 3.0))
+        vjp=lambda ans, x: lambda g: g, vjp_factor=(1,), domain=(-3.0, 3.0))
 defprim("conj", lambda xp, x: xp.conj(x), linear=True,
         vjp=lambda ans, x: lambda g: xnp.conj(g), domain=(-3.0, 3.0))
 defprim("real", lambda xp, x: xp.real(x), linear=True,
@@ -130,10 +130,12 @@ for _name in ("isfinite", "isinf", "isnan", "signbit", "logical_not", "bitwise_i
 # ----- binary elementwise (broadcasting handled by the engine) -----
 defprim("add", lambda xp, x, y: xp.add(x, y), broadcast=True, nargs=2, linear=True,
         jvp=(lambda x_dot, ans, x, y: x_dot, lambda y_dot, ans, x, y: y_dot),
-        vjp=(lambda ans, x, y: _identity, lambda ans, x, y: _identity), domain=(-3.0, 3.0))
+        vjp=(lambda ans, x, y: _identity, lambda ans, x, y: _identity), vjp_factor=(1, 1),
+        domain=(-3.0, 3.0))
 defprim("subtract", lambda xp, x, y: xp.subtract(x, y), broadcast=True, nargs=2, linear=True,
         jvp=(lambda x_dot, ans, x, y: x_dot, lambda y_dot, ans, x, y: -y_dot),
-        vjp=(lambda ans, x, y: _identity, lambda ans, x, y: _negate), domain=(-3.0, 3.0))
+        vjp=(lambda ans, x, y: _identity, lambda ans, x, y: _negate), vjp_factor=(1, -1),
+        domain=(-3.0, 3.0))
 defprim("multiply", lambda xp, x, y: xp.multiply(x, y), broadcast=True, nargs=2, bilinear=True,
         vjp=(lambda ans, x, y: lambda g: _mul(g, y), lambda ans, x, y: lambda g: _mul(g, x)),
         vjp_factor=(lambda ans, x, y: y, lambda ans, x, y: x), domain=(-3.0, 3.0))

@@ -1,14 +1,19 @@
 """Reverse mode: ``VJPTrace`` records a tape, ``backward_pass`` walks it once.
 
-The tape is a flat list, appended in forward order. Each record is
-``(out_node, entries, prim, times)``, one entry ``(in_node, vjp_fn, fix)``
-per input that needs a cotangent; ``vjp_fn`` is the staged rule's inner
-function, so the record keeps exactly the residuals the rule asked for. With
-``times`` (a row with ``vjp_factor``: elementwise ``deriv`` rows, multiply)
-the entry holds the factor ``d`` itself in place of ``vjp_fn`` and the
-cotangent is ``g * d``: no closure per operation. ``fix`` (shape, dtype)
-is set when the engine must sum a broadcast cotangent back to the input's
-shape or cast it back to the input's dtype; rules never do either.
+The tape is a flat list, appended in forward order, of flat records
+``(out_node, in_node, fn, fix, prim, kind, last)``: one record per input
+that needs a cotangent (one tuple each, so an operation allocates little
+that lives until the backward pass). ``kind`` says how the input's
+cotangent comes from the output's ``g``: ``fn(g)`` (``fn`` is the staged
+rule's inner function, so the record keeps exactly the residuals the rule
+asked for); ``g * fn`` (a row with ``vjp_factor``: elementwise ``deriv``
+rows, multiply: ``fn`` is the factor ``d`` itself, no closure per
+operation); ``g`` itself or ``-g`` (add, subtract: no call at all). An
+operation with two such inputs makes two records with the same
+``out_node``; ``last`` is True on the one processed last (recorded first),
+which drops the output's cotangent. ``fix`` (shape, dtype) is set when the
+engine must sum a broadcast cotangent back to the input's shape or cast it
+back to the input's dtype; rules never do either.
 
 Nodes are integers; cotangents live in a list indexed by node, so the
 backward pass is one reverse loop with no graph search and no recursion.
@@ -35,6 +40,9 @@ __all__ = ["VJPTrace", "VJPTracer", "vjp", "grad", "value_and_grad",
 
 _ns_get = _type_namespaces.get     # type -> backend (tracer types are never in it)
 _new = object.__new__
+
+# what a tape record's ``kind`` says (``Primitive.vjp_kinds`` uses 1 to 3)
+_CLOSURE, _TIMES, _PASS, _NEG, _CALL = 0, 1, 2, 3, 4
 _mul = xnp.multiply
 _mul_impl = _core.RULES["multiply"].impl
 
@@ -65,9 +73,9 @@ def _capture_copied(x):
 
 
 class VJPTrace(Trace):
-    """Records the tape. Ordinary records are ``(out_node, entries, prim,
-    times)``; a call record (several outputs) is ``(out_nodes_tuple, pull,
-    None, False)`` where ``pull(cotangents) -> [(in_node, cotangent), ...]``."""
+    """Records the tape (see the module docstring). A call record (several
+    outputs) is ``(out_nodes_tuple, None, pull, None, None, _CALL, True)``
+    where ``pull(cotangents) -> [(in_node, cotangent), ...]``."""
 
     __slots__ = ("tape", "n", "sites", "capture", "copies")
 
@@ -113,7 +121,7 @@ class VJPTrace(Trace):
                 for i, g in zip(index, gs):
                     full[i] = g
                 return pull(full)
-            self.tape.append((live, pull_live, None, False))
+            self.tape.append((live, None, pull_live, None, None, _CALL, True))
         return res
 
     def _captured(self, prim, args, params):
@@ -135,72 +143,79 @@ class VJPTrace(Trace):
         return bind(prim, *vals, **params)
 
     def process_primitive(self, prim, args, params):
-        # fast paths (the hot path of eager reverse mode, no **{} calls): one
-        # or two arguments, each a tracer of this trace or a plain array or
-        # Python scalar, all of one known backend; anything else: _process
-        if self.capture is not None or prim.several_outputs:
-            return self._process(prim, args, params)
-        if len(args) == 2:
-            a, b = args
-            na = nb = None
+        # fast paths (the hot path of eager reverse mode): one or two
+        # arguments, tracers of this trace or plain arrays or Python scalars
+        # of one known backend; anything else: _process
+        n = len(args)
+        if n == 1:
+            a = args[0]
             if type(a) is VJPTracer and a._trace is self:
-                na = a._data
-                a = a.primal
-            if type(b) is VJPTracer and b._trace is self:
-                nb = b._data
-                b = b.primal
-            xa = _ns_get(type(a), False)
-            xb = _ns_get(type(b), False)
-            if xa is False or xb is False or not (xa or xb) or not (xa is xb or xa is None or xb is None):
-                return self._process(prim, args, params)   # a lower tracer, an unseen type, two backends
-            return self._binary(prim, args, params, a, b, na, nb, xa, xb)
-        if len(args) != 1:
-            return self._process(prim, args, params)
-        a = args[0]
-        if type(a) is not VJPTracer or a._trace is not self:
-            return self._process(prim, args, params)
-        p = a.primal
+                return self.process_unary(prim, a, params)
+        elif n == 2:
+            return self.process_binary(prim, args[0], args[1], params)
+        return self._process(prim, args, params)
+
+    def process_unary(self, prim, x, params=None):
+        """``prim(x)`` for a tracer ``x`` of this trace (``Trace.process_unary``;
+        ``params`` may be given by ``process_primitive``)."""
+        if self.capture is not None or prim.several_outputs:
+            return self._process(prim, (x,), params or {})
+        p = x.primal
         xp = _ns_get(type(p), False)
-        if not xp:
-            return self._process(prim, args, params)
+        if not xp:                             # an inner tracer, an unseen type
+            return self._process(prim, (x,), params or {})
         ans = prim.impl(xp, p, **params) if params else prim.impl(xp, p)
         if (chk := _core._checker) is not None:    # one read: see core._checker
             chk.check(prim, (p,), ans)
-        node = a._data
-        rules = prim.vjp
-        if node is None or rules is None or (mk := rules[0]) is None:
+        node = x._data
+        if node is None:                       # a constant of this trace
             return ans
-        if params:
-            fn = mk(ans, p, **params)
-            if fn is None:
+        if not params and (kinds := prim.vjp_kinds) is not None:
+            kind = kinds[0]
+            if kind is None:
                 return ans
-            times = False
-        elif prim.vjp_factor is not None:      # keep d, the VJP is g * d
-            fn = prim.vjp_factor[0](ans, p)
-            times = True
+            fn = prim.vjp_factor[0](ans, p) if kind == _TIMES else None
         else:
-            fn = mk(ans, p)
+            rules = prim.vjp
+            if rules is None or (mk := rules[0]) is None:
+                return ans
+            fn = mk(ans, p, **params) if params else mk(ans, p)
             if fn is None:
                 return ans
-            times = False
+            kind = _CLOSURE
         pd = p.dtype
         ad = ans.dtype
         out = self.n
         self.n = out + 1
         if (chk := _core._checker) is not None:
             self._site(prim, chk)
-        self.tape.append((out, ((node, fn, (p.shape, pd) if (pd is not ad and pd != ad) else None),),
-                          prim, times))
+        self.tape.append((out, node, fn, (p.shape, pd) if (pd is not ad and pd != ad) else None,
+                          prim, kind, True))
         t = _new(VJPTracer)
         t._trace = self
         t.primal = ans
         t._data = out
         return t
 
-    def _binary(self, prim, args, params, a, b, na, nb, xa, xb):
-        """process_primitive for two arguments of one backend: ``a``, ``b``
-        plain values, ``na``, ``nb`` their nodes (None: a constant),
-        ``xa``, ``xb`` their namespaces (None: a Python scalar)."""
+    def process_binary(self, prim, x, y, params=None):
+        """``prim(x, y)`` with at least one of them a tracer of this trace
+        (``Trace.process_binary``; ``params`` may be given by
+        ``process_primitive``)."""
+        if self.capture is not None or prim.several_outputs:
+            return self._process(prim, (x, y), params or {})
+        a = x
+        b = y
+        na = nb = None
+        if type(a) is VJPTracer and a._trace is self:
+            na = a._data
+            a = a.primal
+        if type(b) is VJPTracer and b._trace is self:
+            nb = b._data
+            b = b.primal
+        xa = _ns_get(type(a), False)
+        xb = _ns_get(type(b), False)
+        if xa is False or xb is False or not (xa or xb) or not (xa is xb or xa is None or xb is None):
+            return self._process(prim, (x, y), params or {})   # a lower tracer, an unseen type, two backends
         try:
             ans = prim.impl(xa or xb, a, b, **params) if params else prim.impl(xa or xb, a, b)
         except ValueError as e:            # two devices: core.bind's TypeError
@@ -208,38 +223,56 @@ class VJPTrace(Trace):
             raise
         if (chk := _core._checker) is not None:
             chk.check(prim, (a, b), ans)
-        rules = prim.vjp
-        if rules is None or (na is None and nb is None):
+        if na is None and nb is None:
+            return ans
+        kinds = None if params else prim.vjp_kinds
+        if kinds is None and prim.vjp is None:
             return ans
         if self.copies is not None:        # vjp: plain operands become copies
             primals = [a, b]
-            self._own(args, primals)
+            self._own((x, y), primals)
             a, b = primals
-        derivs = prim.vjp_factor if not params else None
         multi = xa is not None and xb is not None    # broadcasting needs two arrays
         ad = ans.dtype
-        entries = []
-        if na is not None and (mk := rules[0]) is not None:
-            fn = (derivs[0](ans, a, b) if derivs is not None else
-                  mk(ans, a, b, **params) if params else mk(ans, a, b))
-            if fn is not None:
-                pd = a.dtype
-                entries.append((na, fn, (a.shape, pd) if ((multi and a.shape != ans.shape)
-                                                          or (pd is not ad and pd != ad)) else None))
-        if nb is not None and (mk := rules[1]) is not None:
-            fn = (derivs[1](ans, a, b) if derivs is not None else
-                  mk(ans, a, b, **params) if params else mk(ans, a, b))
-            if fn is not None:
-                pd = b.dtype
-                entries.append((nb, fn, (b.shape, pd) if ((multi and b.shape != ans.shape)
-                                                          or (pd is not ad and pd != ad)) else None))
-        if not entries:
-            return ans
         out = self.n
+        last = True             # the record processed last clears the output's cotangent
+        if na is not None:
+            if kinds is not None:
+                kind = kinds[0]
+                fn = prim.vjp_factor[0](ans, a, b) if kind == _TIMES else None
+            elif (mk := prim.vjp[0]) is not None:
+                fn = mk(ans, a, b, **params) if params else mk(ans, a, b)
+                kind = None if fn is None else _CLOSURE
+            else:
+                kind = None
+            if kind is not None:
+                pd = a.dtype
+                if (chk := _core._checker) is not None:
+                    self._site(prim, chk)
+                self.tape.append((out, na, fn, (a.shape, pd) if ((multi and a.shape != ans.shape)
+                                                                 or (pd is not ad and pd != ad)) else None,
+                                  prim, kind, True))
+                last = False
+        if nb is not None:
+            if kinds is not None:
+                kind = kinds[1]
+                fn = prim.vjp_factor[1](ans, a, b) if kind == _TIMES else None
+            elif (mk := prim.vjp[1]) is not None:
+                fn = mk(ans, a, b, **params) if params else mk(ans, a, b)
+                kind = None if fn is None else _CLOSURE
+            else:
+                kind = None
+            if kind is not None:
+                pd = b.dtype
+                if (chk := _core._checker) is not None:
+                    self._site(prim, chk)
+                self.tape.append((out, nb, fn, (b.shape, pd) if ((multi and b.shape != ans.shape)
+                                                                 or (pd is not ad and pd != ad)) else None,
+                                  prim, kind, last))
+                last = False
+        if last:                           # nothing recorded
+            return ans
         self.n = out + 1
-        if (chk := _core._checker) is not None:
-            self._site(prim, chk)
-        self.tape.append((out, entries, prim, derivs is not None))
         t = _new(VJPTracer)
         t._trace = self
         t.primal = ans
@@ -293,47 +326,44 @@ class VJPTrace(Trace):
             return ans
         if self.copies is not None:            # vjp: plain operands become copies
             self._own(args, primals)
-        if len(nodes) == 1:                    # unary: one entry
-            if nodes[0] is None:               # a constant of this trace
-                return ans
-            mk = rules[0]
-            fn = None if mk is None else mk(ans, *primals, **params)
-            if fn is None:
-                return ans
-            p = primals[0]
-            p_dtype = p.dtype
-            a_dtype = ans.dtype
-            fix = (p.shape, p_dtype) if (p_dtype is not a_dtype and p_dtype != a_dtype) else None
-            entries = [(nodes[0], fn, fix)]
-        else:
-            entries = []
-            multi = arrays > 1     # broadcasting and promotion need two arrays
-            a_dtype = ans.dtype
-            for i, node in enumerate(nodes):
-                if node is None:
+        # rows with a vjp_factor keep d (or nothing: g passes on) instead of
+        # a staged closure, here too (higher orders: the d's are traced)
+        kinds = None if params else prim.vjp_kinds
+        multi = arrays > 1     # broadcasting and promotion need two arrays
+        a_dtype = ans.dtype
+        out = self.n
+        last = True
+        for i, node in enumerate(nodes):
+            if node is None:
+                continue
+            if kinds is not None:
+                kind = kinds[i]
+                if kind is None:
                     continue
+                fn = prim.vjp_factor[i](ans, *primals) if kind == _TIMES else None
+            else:
                 mk = rules[i]
                 if mk is None:
                     continue
                 fn = mk(ans, *primals, **params)
                 if fn is None:
                     continue
-                fix = None
-                p = primals[i]
-                p_dtype = p.dtype
-                if multi:
-                    if p.shape != ans.shape or (p_dtype is not a_dtype and p_dtype != a_dtype):
-                        fix = (p.shape, p_dtype)
-                elif p_dtype is not a_dtype and p_dtype != a_dtype:   # real(z), abs(z), ...
+                kind = _CLOSURE
+            fix = None
+            p = primals[i]
+            p_dtype = p.dtype
+            if multi:
+                if p.shape != ans.shape or (p_dtype is not a_dtype and p_dtype != a_dtype):
                     fix = (p.shape, p_dtype)
-                entries.append((node, fn, fix))
-            if not entries:
-                return ans
-        out = self.n
+            elif p_dtype is not a_dtype and p_dtype != a_dtype:   # real(z), abs(z), ...
+                fix = (p.shape, p_dtype)
+            if (chk := _core._checker) is not None:
+                self._site(prim, chk)
+            self.tape.append((out, node, fn, fix, prim, kind, last))
+            last = False
+        if last:                   # nothing recorded
+            return ans
         self.n = out + 1
-        if (chk := _core._checker) is not None:
-            self._site(prim, chk)
-        self.tape.append((out, entries, prim, False))
         return VJPTracer(self, ans, out)
 
     def _multiple(self, prim, args, primals, nodes, diff, params):
@@ -466,16 +496,16 @@ def _backward(tape, n, seeds, consume, keep, sites, safe):
     pop = recs.pop
     try:
         while recs:
-            out, entries, prim, times = pop()
+            out, node, fn, fix, prim, kind, last = pop()
             if ctx is not None:
                 ctx.ctx = (sites or {}).get(len(recs), ("?", "<recorded before nan_check was on>"))
-            if type(out) is tuple:               # a call record: several outputs
+            if kind == _CALL:                    # a call record: several outputs
                 gs = [_dense(cts[o]) for o in out]
                 if all(g is None for g in gs):
                     continue
                 for o, g in zip(out, gs):
                     cts[o] = g if keep and o in keep else None
-                for node, c in entries(gs):
+                for node, c in fn(gs):
                     if c is not None and checker is not None:
                         checker.check(_CALL_RESULT, (), c)   # user bwd code on plain arrays
                     if c is not None:
@@ -487,37 +517,40 @@ def _backward(tape, n, seeds, consume, keep, sites, safe):
                 continue
             if type(g) is Scattered:
                 g = g.materialize()
-                if keep and out in keep:
+                if not last or (keep and out in keep):
                     cts[out] = g
-            if not keep or out not in keep:
+            if last and (not keep or out not in keep):
                 cts[out] = None
-            tg = type(g)
-            for node, fn, fix in entries:
-                if times:                        # g * d; plain arrays of one backend: its impl
-                    if tg is type(fn) and (xp := _ns_get(tg)) and checker is None:
-                        try:
-                            c = _mul_impl(xp, g, fn)
-                        except ValueError:       # two devices: multiply's own error
-                            c = _mul(g, fn)
-                    else:
+            if kind == _TIMES:                   # g * d; plain arrays of one backend: its impl
+                tg = type(g)
+                if tg is type(fn) and (xp := _ns_get(tg)) and checker is None:
+                    try:
+                        c = _mul_impl(xp, g, fn)
+                    except ValueError:           # two devices: multiply's own error
                         c = _mul(g, fn)
                 else:
-                    c = fn(g)
-                    if c is None:
-                        continue
-                if safe and type(c) is not Scattered:
-                    c = nan_safe_result(prim, g, c)
-                    if c is None:
-                        continue
-                if type(c) is Scattered:
-                    if fix is not None:
-                        c = _fix(c.materialize(), fix)
-                    else:
-                        lazy.append(node)
-                elif fix is not None:
-                    c = _fix(c, fix)
-                prev_c = cts[node]
-                cts[node] = c if prev_c is None else _acc(prev_c, c)
+                    c = _mul(g, fn)
+            elif kind == _PASS:                  # add: g itself
+                c = g
+            elif kind == _NEG:                   # subtract: -g
+                c = -g
+            else:
+                c = fn(g)
+                if c is None:
+                    continue
+            if safe and type(c) is not Scattered:
+                c = nan_safe_result(prim, g, c)
+                if c is None:
+                    continue
+            if type(c) is Scattered:
+                if fix is not None:
+                    c = _fix(c.materialize(), fix)
+                else:
+                    lazy.append(node)
+            elif fix is not None:
+                c = _fix(c, fix)
+            prev_c = cts[node]
+            cts[node] = c if prev_c is None else _acc(prev_c, c)
         for node in lazy:           # cotangents of inputs still lazy
             cts[node] = _dense(cts[node])
     finally:
