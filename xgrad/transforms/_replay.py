@@ -212,6 +212,12 @@ _METHODS = {
 }
 
 
+# what gives a C-contiguous result when its operands are: elementwise ufuncs
+# (looked up as such), matmul, reshape, concat and stack
+_KEEPS_C = frozenset({"matmul", "reshape", "concat", "stack"} |
+                     {n for n in dir(_NP) if type(getattr(_NP, n)) is _UFUNC})
+
+
 def _method(name, a, kw, allowed):
     if len(a) != 1 or not set(kw) <= allowed:
         return None
@@ -379,7 +385,12 @@ class _Codegen:
             self.ns["_ns0"] = _backend_of(0.0)
             body.append("    xp = _ns0")
         if self.fast:
-            body.append("    if xp is not _np: return _generic(args)")
+            # the layout reasoning below takes the inputs of 2+ dimensions as
+            # C-contiguous (any other one: the plain replay)
+            wide = [self.name(v) for v in program.in_vars
+                    if v is not None and len(v.shape) > 1]
+            layout = "".join(f" or not {n}.flags.c_contiguous" for n in wide) if reuse else ""
+            body.append(f"    if xp is not _np{layout}: return _generic(args)")
             self.ns["_np"] = _NP
             if reuse:
                 body.insert(1, "    # numpy; f(a, b, a) writes f's result into a (a dead intermediate)")
@@ -485,7 +496,8 @@ class _Codegen:
             # an inner elementwise ufunc of the output's shape and dtype: a line of
             # its own, and the outer ufunc writes into its result
             for j, a in enumerate(tree.args):
-                if type(a) is _Call and self._same_kind(e, a, out):
+                if type(a) is _Call and self._same_kind(e, a, out) and (
+                        len(out.shape) <= 1 or self._c_args(e, tree)):
                     inner = expr(a, True)
                     body.append(f"    {self.name(out)} = {inner}")
                     tree = _Call(tree.name, tree.args[:j] + (_Sym(-1),) + tree.args[j + 1:], {})
@@ -536,6 +548,12 @@ class _Codegen:
             if v is not None:
                 bases[id(v)] = {id(v)}
         pinned = {id(g.var) for g in self.guards}
+        # values surely C-contiguous (numpy gives an elementwise result, and so
+        # a reduction of it, the layout of its operands: a buffer written into
+        # must have the layout a fresh result would, or a later sum rounds
+        # differently): the inputs (checked on entry), and what fresh
+        # operations make of such values
+        corder = self._corder = {id(v) for v in self.program.in_vars if v is not None}
         reuse = {}
         for k, e in enumerate(eqns):
             if not keep[k]:
@@ -544,6 +562,9 @@ class _Codegen:
             if tree is not None:
                 self._trees[id(e)] = tree
             out = e.outs[0] if len(e.outs) == 1 else None
+            if out is not None and (len(out.shape) <= 1 or tree is not None and
+                                    tree.name in _KEEPS_C and self._c_args(e, tree)):
+                corder.add(id(out))
             fresh = False
             if tree is not None and out is not None and len(out.shape) > 0:
                 f = getattr(_NP, tree.name, None)
@@ -569,7 +590,24 @@ class _Codegen:
                     users[b].append(o)
         return reuse
 
+    def _c_args(self, e, tree):
+        """Whether every operand of ``tree`` (inputs, constants) is
+        C-contiguous or of at most one dimension."""
+        for a in tree.args:
+            if type(a) is _Sym:
+                x = e.ins[a.k] if a.k >= 0 else e.outs[0]
+                if len(x.shape) > 1 and id(x) not in self._corder:
+                    return False
+            elif type(a) is _Call:
+                if a.name not in _KEEPS_C or not self._c_args(e, a):
+                    return False
+            elif getattr(a, "ndim", 0) > 1 and not a.flags.c_contiguous:
+                return False
+        return True
+
     def _candidate(self, e, k, tree, out, last, bases, owned, users, pinned):
+        if len(out.shape) > 1 and not self._c_args(e, tree):
+            return None                 # a fresh result might not be C-contiguous
         syms = [e.ins[a.k] for a in tree.args if type(a) is _Sym]
         vin = [y for y in e.ins if type(y) is _Var]
         for x in syms:
