@@ -158,23 +158,30 @@ class VJPTrace(Trace):
     def process_unary(self, prim, x, params=None):
         """``prim(x)`` for a tracer ``x`` of this trace (``Trace.process_unary``;
         ``params`` may be given by ``process_primitive``)."""
-        if self.capture is not None or prim.several_outputs:
-            return self._process(prim, (x,), params or {})
         p = x.primal
         xp = _ns_get(type(p), False)
-        if not xp:                             # an inner tracer, an unseen type
-            return self._process(prim, (x,), params or {})
-        ans = prim.impl(xp, p, **params) if params else prim.impl(xp, p)
-        if (chk := _core._checker) is not None:    # one read: see core._checker
+        if not xp or self.capture is not None or prim.several_outputs:
+            return self._process(prim, (x,), params or {})   # an inner tracer, an unseen type
+        if params:
+            ans = prim.impl(xp, p, **params)
+            kinds = None
+        else:
+            ans = prim.impl(xp, p)
+            kinds = prim.vjp_kinds
+        # one read for the check and the site: see core._checker
+        if (chk := _core._checker) is not None:
             chk.check(prim, (p,), ans)
         node = x._data
         if node is None:                       # a constant of this trace
             return ans
-        if not params and (kinds := prim.vjp_kinds) is not None:
+        if kinds is not None:
             kind = kinds[0]
-            if kind is None:
+            if kind == _TIMES:
+                fn = prim.vjp_factor[0](ans, p)
+            elif kind is None:
                 return ans
-            fn = prim.vjp_factor[0](ans, p) if kind == _TIMES else None
+            else:
+                fn = None
         else:
             rules = prim.vjp
             if rules is None or (mk := rules[0]) is None:
@@ -187,9 +194,9 @@ class VJPTrace(Trace):
         ad = ans.dtype
         out = self.n
         self.n = out + 1
-        if (chk := _core._checker) is not None:
+        if chk is not None:
             self._site(prim, chk)
-        self.tape.append((out, node, fn, (p.shape, pd) if (pd is not ad and pd != ad) else None,
+        self.tape.append((out, node, fn, None if (pd is ad or pd == ad) else (p.shape, pd),
                           prim, kind, True))
         t = _new(VJPTracer)
         t._trace = self
@@ -201,8 +208,6 @@ class VJPTrace(Trace):
         """``prim(x, y)`` with at least one of them a tracer of this trace
         (``Trace.process_binary``; ``params`` may be given by
         ``process_primitive``)."""
-        if self.capture is not None or prim.several_outputs:
-            return self._process(prim, (x, y), params or {})
         a = x
         b = y
         na = nb = None
@@ -214,18 +219,24 @@ class VJPTrace(Trace):
             b = b.primal
         xa = _ns_get(type(a), False)
         xb = _ns_get(type(b), False)
-        if xa is False or xb is False or not (xa or xb) or not (xa is xb or xa is None or xb is None):
+        if (xa is False or xb is False or not (xa or xb) or not (xa is xb or xa is None or xb is None)
+                or self.capture is not None or prim.several_outputs):
             return self._process(prim, (x, y), params or {})   # a lower tracer, an unseen type, two backends
         try:
-            ans = prim.impl(xa or xb, a, b, **params) if params else prim.impl(xa or xb, a, b)
+            if params:
+                ans = prim.impl(xa or xb, a, b, **params)
+                kinds = None
+            else:
+                ans = prim.impl(xa or xb, a, b)
+                kinds = prim.vjp_kinds
         except ValueError as e:            # two devices: core.bind's TypeError
             _core._raise_if_devices(prim, e)
             raise
+        # one read for the check and the sites: see core._checker
         if (chk := _core._checker) is not None:
             chk.check(prim, (a, b), ans)
         if na is None and nb is None:
             return ans
-        kinds = None if params else prim.vjp_kinds
         if kinds is None and prim.vjp is None:
             return ans
         if self.copies is not None:        # vjp: plain operands become copies
@@ -235,6 +246,7 @@ class VJPTrace(Trace):
         multi = xa is not None and xb is not None    # broadcasting needs two arrays
         ad = ans.dtype
         out = self.n
+        tape = self.tape
         last = True             # the record processed last clears the output's cotangent
         if na is not None:
             if kinds is not None:
@@ -247,11 +259,11 @@ class VJPTrace(Trace):
                 kind = None
             if kind is not None:
                 pd = a.dtype
-                if (chk := _core._checker) is not None:
+                if chk is not None:
                     self._site(prim, chk)
-                self.tape.append((out, na, fn, (a.shape, pd) if ((multi and a.shape != ans.shape)
-                                                                 or (pd is not ad and pd != ad)) else None,
-                                  prim, kind, True))
+                tape.append((out, na, fn, (a.shape, pd) if ((multi and a.shape != ans.shape)
+                                                            or (pd is not ad and pd != ad)) else None,
+                             prim, kind, True))
                 last = False
         if nb is not None:
             if kinds is not None:
@@ -264,11 +276,11 @@ class VJPTrace(Trace):
                 kind = None
             if kind is not None:
                 pd = b.dtype
-                if (chk := _core._checker) is not None:
+                if chk is not None:
                     self._site(prim, chk)
-                self.tape.append((out, nb, fn, (b.shape, pd) if ((multi and b.shape != ans.shape)
-                                                                 or (pd is not ad and pd != ad)) else None,
-                                  prim, kind, last))
+                tape.append((out, nb, fn, (b.shape, pd) if ((multi and b.shape != ans.shape)
+                                                            or (pd is not ad and pd != ad)) else None,
+                             prim, kind, last))
                 last = False
         if last:                           # nothing recorded
             return ans
@@ -515,15 +527,19 @@ def _backward(tape, n, seeds, consume, keep, sites, safe):
             g = cts[out]
             if g is None:
                 continue
-            if type(g) is Scattered:
+            tg = type(g)
+            if tg is Scattered:
                 g = g.materialize()
+                tg = type(g)
                 if not last or (keep and out in keep):
                     cts[out] = g
             if last and (not keep or out not in keep):
                 cts[out] = None
-            if kind == _TIMES:                   # g * d; plain arrays of one backend: its impl
-                tg = type(g)
-                if tg is type(fn) and (xp := _ns_get(tg)) and checker is None:
+            if kind == _TIMES:
+                # g * d: a plain array times a plain array of its type or a
+                # Python scalar: multiply's impl (what xnp.multiply calls)
+                if checker is None and (xp := _ns_get(tg)) and (
+                        type(fn) is tg or _ns_get(type(fn), False) is None):
                     try:
                         c = _mul_impl(xp, g, fn)
                     except ValueError:           # two devices: multiply's own error
