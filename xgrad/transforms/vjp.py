@@ -219,6 +219,29 @@ class VJPTrace(Trace):
             b = b.primal
         xa = _ns_get(type(a), False)
         xb = _ns_get(type(b), False)
+        if (xb is None and xa and na is not None and not params and self.capture is None
+                and (kinds := prim.vjp_kinds) is not None):
+            # the commonest case, in fewer steps: tracer op Python scalar (h * c,
+            # h + c) of a table row with vjp_factor (several_outputs rows have none)
+            ans = prim.impl(xa, a, b)
+            if (chk := _core._checker) is not None:    # one read: see core._checker
+                chk.check(prim, (a, b), ans)
+            kind = kinds[0]
+            if kind is None:
+                return ans
+            pd = a.dtype
+            ad = ans.dtype
+            out = self.n
+            self.n = out + 1
+            if chk is not None:
+                self._site(prim, chk)
+            self.tape.append((out, na, prim.vjp_factor[0](ans, a, b) if kind == _TIMES else None,
+                              None if (pd is ad or pd == ad) else (a.shape, pd), prim, kind, True))
+            t = _new(VJPTracer)
+            t._trace = self
+            t.primal = ans
+            t._data = out
+            return t
         if (xa is False or xb is False or not (xa or xb) or not (xa is xb or xa is None or xb is None)
                 or self.capture is not None or prim.several_outputs):
             return self._process(prim, (x, y), params or {})   # a lower tracer, an unseen type, two backends
