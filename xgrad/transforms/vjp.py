@@ -160,36 +160,52 @@ class VJPTrace(Trace):
         ``params`` may be given by ``process_primitive``)."""
         p = x.primal
         xp = _ns_get(type(p), False)
-        if not xp or self.capture is not None or prim.several_outputs:
-            return self._process(prim, (x,), params or {})   # an inner tracer, an unseen type
-        if params:
-            ans = prim.impl(xp, p, **params)
-            kinds = None
-        else:
+        if xp and not params and self.capture is None and (kinds := prim.vjp_kinds) is not None:
+            # a row with vjp_factor (never several_outputs: defprim): the shortest path
             ans = prim.impl(xp, p)
-            kinds = prim.vjp_kinds
-        # one read for the check and the site: see core._checker
+            # one read for the check and the site: see core._checker
+            if (chk := _core._checker) is not None:
+                chk.check(prim, (p,), ans)
+            node = x._data
+            kind = kinds[0]
+            if node is None or kind is None:     # a constant of this trace; no derivative
+                return ans
+            fn = prim.vjp_factor[0](ans, p) if kind == _TIMES else None
+        else:
+            return self._unary(prim, x, p, xp, params)
+        pd = p.dtype
+        ad = ans.dtype
+        out = self.n
+        self.n = out + 1
+        if chk is not None:
+            self._site(prim, chk)
+        self.tape.append((out, node, fn, None if (pd is ad or pd == ad) else (p.shape, pd),
+                          prim, kind, True))
+        t = _new(VJPTracer)
+        t._trace = self
+        t.primal = ans
+        t._data = out
+        return t
+
+    def _unary(self, prim, x, p, xp, params):
+        """``process_unary`` off its shortest path: params, a rule that is
+        not a factor, capture mode, an inner tracer, an unseen type."""
+        if not xp or self.capture is not None or prim.several_outputs:
+            return self._process(prim, (x,), params or {})
+        ans = prim.impl(xp, p, **params) if params else prim.impl(xp, p)
         if (chk := _core._checker) is not None:
             chk.check(prim, (p,), ans)
         node = x._data
         if node is None:                       # a constant of this trace
             return ans
-        if kinds is not None:
-            kind = kinds[0]
-            if kind == _TIMES:
-                fn = prim.vjp_factor[0](ans, p)
-            elif kind is None:
-                return ans
-            else:
-                fn = None
-        else:
-            rules = prim.vjp
-            if rules is None or (mk := rules[0]) is None:
-                return ans
-            fn = mk(ans, p, **params) if params else mk(ans, p)
-            if fn is None:
-                return ans
-            kind = _CLOSURE
+        # here params or no vjp_factor: the row's staged rule
+        rules = prim.vjp
+        if rules is None or (mk := rules[0]) is None:
+            return ans
+        fn = mk(ans, p, **params) if params else mk(ans, p)
+        if fn is None:
+            return ans
+        kind = _CLOSURE
         pd = p.dtype
         ad = ans.dtype
         out = self.n
@@ -208,6 +224,31 @@ class VJPTrace(Trace):
         """``prim(x, y)`` with at least one of them a tracer of this trace
         (``Trace.process_binary``; ``params`` may be given by
         ``process_primitive``)."""
+        if (type(x) is VJPTracer and x._trace is self and _ns_get(type(y), False) is None
+                and not params and self.capture is None and (kinds := prim.vjp_kinds) is not None
+                and (xa := _ns_get(type(a := x.primal), False))):
+            # the commonest case, in fewer steps: tracer op Python scalar (h * c,
+            # h + c) of a row with vjp_factor (never several_outputs: defprim)
+            ans = prim.impl(xa, a, y)
+            if (chk := _core._checker) is not None:    # one read: see core._checker
+                chk.check(prim, (a, y), ans)
+            kind = kinds[0]
+            na = x._data
+            if kind is None or na is None:     # no derivative; a constant of this trace
+                return ans
+            pd = a.dtype
+            ad = ans.dtype
+            out = self.n
+            self.n = out + 1
+            if chk is not None:
+                self._site(prim, chk)
+            self.tape.append((out, na, prim.vjp_factor[0](ans, a, y) if kind == _TIMES else None,
+                              None if (pd is ad or pd == ad) else (a.shape, pd), prim, kind, True))
+            t = _new(VJPTracer)
+            t._trace = self
+            t.primal = ans
+            t._data = out
+            return t
         a = x
         b = y
         na = nb = None
@@ -219,29 +260,6 @@ class VJPTrace(Trace):
             b = b.primal
         xa = _ns_get(type(a), False)
         xb = _ns_get(type(b), False)
-        if (xb is None and xa and na is not None and not params and self.capture is None
-                and (kinds := prim.vjp_kinds) is not None):
-            # the commonest case, in fewer steps: tracer op Python scalar (h * c,
-            # h + c) of a table row with vjp_factor (several_outputs rows have none)
-            ans = prim.impl(xa, a, b)
-            if (chk := _core._checker) is not None:    # one read: see core._checker
-                chk.check(prim, (a, b), ans)
-            kind = kinds[0]
-            if kind is None:
-                return ans
-            pd = a.dtype
-            ad = ans.dtype
-            out = self.n
-            self.n = out + 1
-            if chk is not None:
-                self._site(prim, chk)
-            self.tape.append((out, na, prim.vjp_factor[0](ans, a, b) if kind == _TIMES else None,
-                              None if (pd is ad or pd == ad) else (a.shape, pd), prim, kind, True))
-            t = _new(VJPTracer)
-            t._trace = self
-            t.primal = ans
-            t._data = out
-            return t
         if (xa is False or xb is False or not (xa or xb) or not (xa is xb or xa is None or xb is None)
                 or self.capture is not None or prim.several_outputs):
             return self._process(prim, (x, y), params or {})   # a lower tracer, an unseen type, two backends
@@ -567,6 +585,10 @@ def _backward(tape, n, seeds, consume, keep, sites, safe):
                         c = _mul_impl(xp, g, fn)
                     except ValueError:           # two devices: multiply's own error
                         c = _mul(g, fn)
+                    if fix is None and not safe:    # a plain array: nothing more to do
+                        prev_c = cts[node]
+                        cts[node] = c if prev_c is None else _acc(prev_c, c)
+                        continue
                 else:
                     c = _mul(g, fn)
             elif kind == _PASS:                  # add: g itself
