@@ -62,19 +62,20 @@ _tanh_deriv = defprim("tanh_deriv", lambda xp, a: 1.0 - a * a, deriv=lambda ans,
                       domain=(-0.9, 0.9), export=False)
 
 
-def _tanh_d(a):
-    """``tanh_deriv(a)``: a plain array straight to the impl (as ``xgrad.numpy``'s
-    functions do; ``bind`` costs a third more), anything else through ``bind``."""
-    xp = _type_namespaces.get(type(a), False)
+def _tanh_d(ans, x):
+    """tanh's derivative ``tanh_deriv(ans)``: a plain array straight to the impl
+    (as ``xgrad.numpy``'s functions do; ``bind`` costs a third more), anything
+    else through ``bind``."""
+    xp = _type_namespaces.get(type(ans), False)
     if xp:
-        out = _tanh_deriv.impl(xp, a)
+        out = _tanh_deriv.impl(xp, ans)
         if (chk := _core._checker) is not None:    # one read: see core._checker
-            chk.check(_tanh_deriv, (a,), out)
+            chk.check(_tanh_deriv, (ans,), out)
         return out
-    return _tanh_deriv.bind(a)
+    return _tanh_deriv.bind(ans)
 
 
-defprim("tanh", lambda xp, x: xp.tanh(x), deriv=lambda ans, x: _tanh_d(ans),
+defprim("tanh", lambda xp, x: xp.tanh(x), deriv=_tanh_d,
         domain=(-2.0, 2.0))
 defprim("asinh", lambda xp, x: xp.asinh(x),
         deriv=lambda ans, x: xnp.reciprocal(xnp.sqrt(xnp.square(x) + 1.0)), domain=(-3.0, 3.0))

@@ -592,6 +592,10 @@ def _backward(tape, n, seeds, consume, keep, sites, safe):
                 else:
                     c = _mul(g, fn)
             elif kind == _PASS:                  # add: g itself
+                if fix is None and not safe:
+                    prev_c = cts[node]
+                    cts[node] = g if prev_c is None else _acc(prev_c, g)
+                    continue
                 c = g
             elif kind == _NEG:                   # subtract: -g
                 c = -g
