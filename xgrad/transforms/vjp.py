@@ -547,6 +547,7 @@ def _backward(tape, n, seeds, consume, keep, sites, safe):
     # consumed (each is dropped once processed), else from a copy of the list
     recs = tape if consume else list(tape)
     pop = recs.pop
+    seen_t = seen_xp = None     # g * d: a cotangent type and its backend (None: xnp.multiply)
     try:
         while recs:
             out, node, fn, fix, prim, kind, last = pop()
@@ -579,8 +580,10 @@ def _backward(tape, n, seeds, consume, keep, sites, safe):
             if kind == _TIMES:
                 # g * d: a plain array times a plain array of its type or a
                 # Python scalar: multiply's impl (what xnp.multiply calls)
-                if checker is None and (xp := _ns_get(tg)) and (
-                        type(fn) is tg or _ns_get(type(fn), False) is None):
+                if tg is not seen_t:             # the backend of the last cotangent's type
+                    seen_t = tg
+                    seen_xp = _ns_get(tg) if checker is None else None
+                if (xp := seen_xp) and (type(fn) is tg or _ns_get(type(fn), False) is None):
                     try:
                         c = _mul_impl(xp, g, fn)
                     except ValueError:           # two devices: multiply's own error
