@@ -12,6 +12,7 @@ import pytest
 import xgrad
 import xgrad.numpy as xnp
 from xgrad.core import RULES
+from xgrad.rules import defprim
 
 
 def test_broadcast_factor_sums_back():
@@ -181,3 +182,88 @@ def test_nan_check_names_the_backward_op():
     msg = str(e.value)
     assert "backward" in msg and "VJP of 'sqrt'" in msg, msg
     assert f"test_vjp_fastpath.py:{line['sqrt']}" in msg, msg
+
+
+def _chain_grad_by_hand(x, ops):
+    """Reverse mode by hand in numpy, in the engine's order: each local
+    derivative computed on the way forward as the table's rule does, then
+    ``g * d`` in reverse (scalar factors as Python floats)."""
+    h = x
+    local = []
+    for name, c in ops:
+        if name == "mul":
+            local.append(c)
+            h = h * c
+        elif name == "add":
+            h = h + c
+        elif name == "sin":
+            local.append(np.cos(h))
+            h = np.sin(h)
+        elif name == "cos":
+            local.append(-np.sin(h))
+            h = np.cos(h)
+        elif name == "tanh":
+            h = np.tanh(h)
+            local.append(1.0 - h * h)
+        else:
+            h = np.exp(h)
+            local.append(h)
+    g = np.ones_like(x)
+    for d in reversed(local):
+        g = g * d
+    return g
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_scalar_factor_chain_bit_for_bit(dtype):
+    """The shortest paths (tracer op Python scalar, unary factor rows, the
+    backward's direct multiply by an array or a Python scalar, add passing
+    its cotangent on) give exactly numpy's numbers, in the input's dtype."""
+    cycle = (("sin", None), ("mul", 1.1), ("add", 0.1), ("tanh", None),
+             ("exp", None), ("mul", 0.5), ("cos", None), ("add", -0.3))
+    ops = list(cycle) * 5
+    fns = {"sin": xnp.sin, "cos": xnp.cos, "tanh": xnp.tanh, "exp": xnp.exp}
+
+    def f(x):
+        h = x
+        for name, c in ops:
+            h = h * c if name == "mul" else h + c if name == "add" else fns[name](h)
+        return xnp.sum(h)
+    x = np.random.RandomState(3).uniform(-1, 1, 6).astype(dtype)
+    g = xgrad.grad(f)(x)
+    want = _chain_grad_by_hand(x, ops)
+    assert g.dtype == dtype and want.dtype == dtype
+    np.testing.assert_array_equal(g, want)
+    # the NaN checker's path (xnp.multiply in the backward pass) agrees
+    with xgrad.debug.nan_check():
+        np.testing.assert_array_equal(xgrad.grad(f)(x), want)
+
+
+def test_scalar_factor_that_changes_the_dtype():
+    """tracer * complex scalar: the record casts the cotangent back to the
+    input's dtype (the shortest path's fix), float32 stays float32."""
+    x = np.array([0.5, -1.5], dtype=np.float32)
+    g = xgrad.grad(lambda x: xnp.sum(xnp.real(xnp.sin(x) * (2.0 + 3.0j))))(x)
+    assert g.dtype == np.float32
+    np.testing.assert_allclose(g, 2.0 * np.cos(x), rtol=1e-6)
+    g = xgrad.grad(lambda x: xnp.sum(xnp.imag(xnp.sin(x) * (2.0 + 3.0j))))(x)
+    np.testing.assert_allclose(g, 3.0 * np.cos(x), rtol=1e-6)
+
+
+def test_tanh_derivative_at_higher_orders():
+    """tanh's derivative (tanh_deriv's impl for a plain array, bind for a
+    tracer): second and third derivatives against the closed forms."""
+    x = np.array([-0.7, 0.2, 1.3])
+    t = np.tanh(x)
+    f = lambda x: xnp.sum(xnp.tanh(x))                     # noqa: E731
+    np.testing.assert_allclose(xgrad.grad(f)(x), 1 - t * t, rtol=1e-14)
+    np.testing.assert_allclose(xgrad.hessian(f)(x), np.diag(-2 * t * (1 - t * t)), rtol=1e-13)
+    d3 = xgrad.grad(lambda x: xnp.sum(xgrad.grad(lambda y: xnp.sum(xgrad.grad(f)(y)))(x)))(x)
+    np.testing.assert_allclose(d3, -2 * (1 - t * t) * (1 - 3 * t * t), rtol=1e-12)
+
+
+def test_vjp_factor_with_multiple_results_is_refused():
+    with pytest.raises(ValueError, match="multiple_results"):
+        defprim("_test_two_results", lambda xp, x: (x, x), family="elementwise",
+                multiple_results=True, vjp_factor=(lambda ans, x: 1.0,))
+    assert "_test_two_results" not in RULES

@@ -120,6 +120,8 @@ def defprim(name, impl, jvp=None, vjp=None, *, family, deriv=None, linear=False,
         p.deriv = derivs
         vjp_factor = derivs
     if vjp_factor is not None:
+        if multiple_results:      # reverse mode's fast paths take vjp_kinds for one result
+            raise ValueError(f"defprim({name!r}): vjp_factor (or deriv) with multiple_results")
         p.vjp_factor = tuple(None if r is None else d for r, d in zip(vjp, vjp_factor))
         p.vjp_kinds = tuple(_factor_kind(name, d) for d in p.vjp_factor)
     prim_holder.append(p)

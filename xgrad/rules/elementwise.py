@@ -20,8 +20,9 @@ import functools
 import math
 
 from . import defprim as _defprim
+from .. import core as _core
 from .. import numpy as xnp
-from ..backends import is_complex
+from ..backends import is_complex, type_namespaces as _type_namespaces
 
 defprim = functools.partial(_defprim, family="elementwise", export=True)
 
@@ -59,7 +60,22 @@ defprim("cosh", lambda xp, x: xp.cosh(x), deriv=lambda ans, x: xnp.sinh(x), doma
 # square, a subtraction and a negated tangent at every order above the first
 _tanh_deriv = defprim("tanh_deriv", lambda xp, a: 1.0 - a * a, deriv=lambda ans, a: -2.0 * a,
                       domain=(-0.9, 0.9), export=False)
-defprim("tanh", lambda xp, x: xp.tanh(x), deriv=lambda ans, x: _tanh_deriv.bind(ans),
+
+
+def _tanh_d(ans, x):
+    """tanh's derivative ``tanh_deriv(ans)``: a plain array straight to the impl
+    (as ``xgrad.numpy``'s functions do; ``bind`` costs a third more), anything
+    else through ``bind``."""
+    xp = _type_namespaces.get(type(ans), False)
+    if xp:
+        out = _tanh_deriv.impl(xp, ans)
+        if (chk := _core._checker) is not None:    # one read: see core._checker
+            chk.check(_tanh_deriv, (ans,), out)
+        return out
+    return _tanh_deriv.bind(ans)
+
+
+defprim("tanh", lambda xp, x: xp.tanh(x), deriv=_tanh_d,
         domain=(-2.0, 2.0))
 defprim("asinh", lambda xp, x: xp.asinh(x),
         deriv=lambda ans, x: xnp.reciprocal(xnp.sqrt(xnp.square(x) + 1.0)), domain=(-3.0, 3.0))

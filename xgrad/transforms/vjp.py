@@ -158,38 +158,61 @@ class VJPTrace(Trace):
     def process_unary(self, prim, x, params=None):
         """``prim(x)`` for a tracer ``x`` of this trace (``Trace.process_unary``;
         ``params`` may be given by ``process_primitive``)."""
-        if self.capture is not None or prim.several_outputs:
-            return self._process(prim, (x,), params or {})
         p = x.primal
         xp = _ns_get(type(p), False)
-        if not xp:                             # an inner tracer, an unseen type
-            return self._process(prim, (x,), params or {})
-        ans = prim.impl(xp, p, **params) if params else prim.impl(xp, p)
-        if (chk := _core._checker) is not None:    # one read: see core._checker
-            chk.check(prim, (p,), ans)
-        node = x._data
-        if node is None:                       # a constant of this trace
-            return ans
-        if not params and (kinds := prim.vjp_kinds) is not None:
+        if xp and not params and self.capture is None and (kinds := prim.vjp_kinds) is not None:
+            # a row with vjp_factor (never several_outputs: defprim): the shortest path
+            ans = prim.impl(xp, p)
+            # one read for the check and the site: see core._checker
+            if (chk := _core._checker) is not None:
+                chk.check(prim, (p,), ans)
+            node = x._data
             kind = kinds[0]
-            if kind is None:
+            if node is None or kind is None:     # a constant of this trace; no derivative
                 return ans
             fn = prim.vjp_factor[0](ans, p) if kind == _TIMES else None
         else:
-            rules = prim.vjp
-            if rules is None or (mk := rules[0]) is None:
-                return ans
-            fn = mk(ans, p, **params) if params else mk(ans, p)
-            if fn is None:
-                return ans
-            kind = _CLOSURE
+            return self._unary(prim, x, p, xp, params)
         pd = p.dtype
         ad = ans.dtype
         out = self.n
         self.n = out + 1
-        if (chk := _core._checker) is not None:
+        if chk is not None:
             self._site(prim, chk)
-        self.tape.append((out, node, fn, (p.shape, pd) if (pd is not ad and pd != ad) else None,
+        self.tape.append((out, node, fn, None if (pd is ad or pd == ad) else (p.shape, pd),
+                          prim, kind, True))
+        t = _new(VJPTracer)
+        t._trace = self
+        t.primal = ans
+        t._data = out
+        return t
+
+    def _unary(self, prim, x, p, xp, params):
+        """``process_unary`` off its shortest path: params, a rule that is
+        not a factor, capture mode, an inner tracer, an unseen type."""
+        if not xp or self.capture is not None or prim.several_outputs:
+            return self._process(prim, (x,), params or {})
+        ans = prim.impl(xp, p, **params) if params else prim.impl(xp, p)
+        if (chk := _core._checker) is not None:
+            chk.check(prim, (p,), ans)
+        node = x._data
+        if node is None:                       # a constant of this trace
+            return ans
+        # here params or no vjp_factor: the row's staged rule
+        rules = prim.vjp
+        if rules is None or (mk := rules[0]) is None:
+            return ans
+        fn = mk(ans, p, **params) if params else mk(ans, p)
+        if fn is None:
+            return ans
+        kind = _CLOSURE
+        pd = p.dtype
+        ad = ans.dtype
+        out = self.n
+        self.n = out + 1
+        if chk is not None:
+            self._site(prim, chk)
+        self.tape.append((out, node, fn, None if (pd is ad or pd == ad) else (p.shape, pd),
                           prim, kind, True))
         t = _new(VJPTracer)
         t._trace = self
@@ -201,8 +224,31 @@ class VJPTrace(Trace):
         """``prim(x, y)`` with at least one of them a tracer of this trace
         (``Trace.process_binary``; ``params`` may be given by
         ``process_primitive``)."""
-        if self.capture is not None or prim.several_outputs:
-            return self._process(prim, (x, y), params or {})
+        if (type(x) is VJPTracer and x._trace is self and _ns_get(type(y), False) is None
+                and not params and self.capture is None and (kinds := prim.vjp_kinds) is not None
+                and (xa := _ns_get(type(a := x.primal), False))):
+            # the commonest case, in fewer steps: tracer op Python scalar (h * c,
+            # h + c) of a row with vjp_factor (never several_outputs: defprim)
+            ans = prim.impl(xa, a, y)
+            if (chk := _core._checker) is not None:    # one read: see core._checker
+                chk.check(prim, (a, y), ans)
+            kind = kinds[0]
+            na = x._data
+            if kind is None or na is None:     # no derivative; a constant of this trace
+                return ans
+            pd = a.dtype
+            ad = ans.dtype
+            out = self.n
+            self.n = out + 1
+            if chk is not None:
+                self._site(prim, chk)
+            self.tape.append((out, na, prim.vjp_factor[0](ans, a, y) if kind == _TIMES else None,
+                              None if (pd is ad or pd == ad) else (a.shape, pd), prim, kind, True))
+            t = _new(VJPTracer)
+            t._trace = self
+            t.primal = ans
+            t._data = out
+            return t
         a = x
         b = y
         na = nb = None
@@ -214,18 +260,24 @@ class VJPTrace(Trace):
             b = b.primal
         xa = _ns_get(type(a), False)
         xb = _ns_get(type(b), False)
-        if xa is False or xb is False or not (xa or xb) or not (xa is xb or xa is None or xb is None):
+        if (xa is False or xb is False or not (xa or xb) or not (xa is xb or xa is None or xb is None)
+                or self.capture is not None or prim.several_outputs):
             return self._process(prim, (x, y), params or {})   # a lower tracer, an unseen type, two backends
         try:
-            ans = prim.impl(xa or xb, a, b, **params) if params else prim.impl(xa or xb, a, b)
+            if params:
+                ans = prim.impl(xa or xb, a, b, **params)
+                kinds = None
+            else:
+                ans = prim.impl(xa or xb, a, b)
+                kinds = prim.vjp_kinds
         except ValueError as e:            # two devices: core.bind's TypeError
             _core._raise_if_devices(prim, e)
             raise
+        # one read for the check and the sites: see core._checker
         if (chk := _core._checker) is not None:
             chk.check(prim, (a, b), ans)
         if na is None and nb is None:
             return ans
-        kinds = None if params else prim.vjp_kinds
         if kinds is None and prim.vjp is None:
             return ans
         if self.copies is not None:        # vjp: plain operands become copies
@@ -235,6 +287,7 @@ class VJPTrace(Trace):
         multi = xa is not None and xb is not None    # broadcasting needs two arrays
         ad = ans.dtype
         out = self.n
+        tape = self.tape
         last = True             # the record processed last clears the output's cotangent
         if na is not None:
             if kinds is not None:
@@ -247,11 +300,11 @@ class VJPTrace(Trace):
                 kind = None
             if kind is not None:
                 pd = a.dtype
-                if (chk := _core._checker) is not None:
+                if chk is not None:
                     self._site(prim, chk)
-                self.tape.append((out, na, fn, (a.shape, pd) if ((multi and a.shape != ans.shape)
-                                                                 or (pd is not ad and pd != ad)) else None,
-                                  prim, kind, True))
+                tape.append((out, na, fn, (a.shape, pd) if ((multi and a.shape != ans.shape)
+                                                            or (pd is not ad and pd != ad)) else None,
+                             prim, kind, True))
                 last = False
         if nb is not None:
             if kinds is not None:
@@ -264,11 +317,11 @@ class VJPTrace(Trace):
                 kind = None
             if kind is not None:
                 pd = b.dtype
-                if (chk := _core._checker) is not None:
+                if chk is not None:
                     self._site(prim, chk)
-                self.tape.append((out, nb, fn, (b.shape, pd) if ((multi and b.shape != ans.shape)
-                                                                 or (pd is not ad and pd != ad)) else None,
-                                  prim, kind, last))
+                tape.append((out, nb, fn, (b.shape, pd) if ((multi and b.shape != ans.shape)
+                                                            or (pd is not ad and pd != ad)) else None,
+                             prim, kind, last))
                 last = False
         if last:                           # nothing recorded
             return ans
@@ -494,6 +547,7 @@ def _backward(tape, n, seeds, consume, keep, sites, safe):
     # consumed (each is dropped once processed), else from a copy of the list
     recs = tape if consume else list(tape)
     pop = recs.pop
+    seen_t = seen_xp = None     # g * d: a cotangent type and its backend (None: xnp.multiply)
     try:
         while recs:
             out, node, fn, fix, prim, kind, last = pop()
@@ -515,22 +569,36 @@ def _backward(tape, n, seeds, consume, keep, sites, safe):
             g = cts[out]
             if g is None:
                 continue
-            if type(g) is Scattered:
+            tg = type(g)
+            if tg is Scattered:
                 g = g.materialize()
+                tg = type(g)
                 if not last or (keep and out in keep):
                     cts[out] = g
             if last and (not keep or out not in keep):
                 cts[out] = None
-            if kind == _TIMES:                   # g * d; plain arrays of one backend: its impl
-                tg = type(g)
-                if tg is type(fn) and (xp := _ns_get(tg)) and checker is None:
+            if kind == _TIMES:
+                # g * d: a plain array times a plain array of its type or a
+                # Python scalar: multiply's impl (what xnp.multiply calls)
+                if tg is not seen_t:             # the backend of the last cotangent's type
+                    seen_t = tg
+                    seen_xp = _ns_get(tg) if checker is None else None
+                if (xp := seen_xp) and (type(fn) is tg or _ns_get(type(fn), False) is None):
                     try:
                         c = _mul_impl(xp, g, fn)
                     except ValueError:           # two devices: multiply's own error
                         c = _mul(g, fn)
+                    if fix is None and not safe:    # a plain array: nothing more to do
+                        prev_c = cts[node]
+                        cts[node] = c if prev_c is None else _acc(prev_c, c)
+                        continue
                 else:
                     c = _mul(g, fn)
             elif kind == _PASS:                  # add: g itself
+                if fix is None and not safe:
+                    prev_c = cts[node]
+                    cts[node] = g if prev_c is None else _acc(prev_c, g)
+                    continue
                 c = g
             elif kind == _NEG:                   # subtract: -g
                 c = -g
