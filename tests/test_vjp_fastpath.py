@@ -4,6 +4,8 @@ negating the cotangent, two records for an operation with two inputs):
 values against closed forms, with broadcasting, dtype promotion,
 closed-over arrays written after the call, a second order on top, kept
 intermediates, the NaN checker, and array_api_strict."""
+import importlib.util
+import os
 import sys
 
 import numpy as np
@@ -184,34 +186,16 @@ def test_nan_check_names_the_backward_op():
     assert f"test_vjp_fastpath.py:{line['sqrt']}" in msg, msg
 
 
-def _chain_grad_by_hand(x, ops):
-    """Reverse mode by hand in numpy, in the engine's order: each local
-    derivative computed on the way forward as the table's rule does, then
-    ``g * d`` in reverse (scalar factors as Python floats)."""
-    h = x
-    local = []
-    for name, c in ops:
-        if name == "mul":
-            local.append(c)
-            h = h * c
-        elif name == "add":
-            h = h + c
-        elif name == "sin":
-            local.append(np.cos(h))
-            h = np.sin(h)
-        elif name == "cos":
-            local.append(-np.sin(h))
-            h = np.cos(h)
-        elif name == "tanh":
-            h = np.tanh(h)
-            local.append(1.0 - h * h)
-        else:
-            h = np.exp(h)
-            local.append(h)
-    g = np.ones_like(x)
-    for d in reversed(local):
-        g = g * d
-    return g
+def _perop():
+    """benchmarks/perop.py: its chain of cheap ops and its reverse mode by
+    hand in numpy (each local derivative computed on the way forward as the
+    table's rule does, then ``g * d`` in reverse)."""
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "benchmarks", "perop.py")
+    spec = importlib.util.spec_from_file_location("perop", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -219,19 +203,12 @@ def test_scalar_factor_chain_bit_for_bit(dtype):
     """The shortest paths (tracer op Python scalar, unary factor rows, the
     backward's direct multiply by an array or a Python scalar, add passing
     its cotangent on) give exactly numpy's numbers, in the input's dtype."""
-    cycle = (("sin", None), ("mul", 1.1), ("add", 0.1), ("tanh", None),
-             ("exp", None), ("mul", 0.5), ("cos", None), ("add", -0.3))
-    ops = list(cycle) * 5
-    fns = {"sin": xnp.sin, "cos": xnp.cos, "tanh": xnp.tanh, "exp": xnp.exp}
-
-    def f(x):
-        h = x
-        for name, c in ops:
-            h = h * c if name == "mul" else h + c if name == "add" else fns[name](h)
-        return xnp.sum(h)
+    perop = _perop()
+    ops = list(perop.CYCLE) * 5
+    f = perop.chain(xnp, ops)
     x = np.random.RandomState(3).uniform(-1, 1, 6).astype(dtype)
     g = xgrad.grad(f)(x)
-    want = _chain_grad_by_hand(x, ops)
+    want = perop.manual_grad(x, ops)
     assert g.dtype == dtype and want.dtype == dtype
     np.testing.assert_array_equal(g, want)
     # the NaN checker's path (xnp.multiply in the backward pass) agrees
