@@ -183,20 +183,25 @@ def xgrad_impl(key, d, on):
     if key == "maml":
         xs, ys, xq, yq = (on(d[k]) for k in ("xs", "ys", "xq", "yq"))
         inner = xgrad.grad(lambda p, x, y: _mse(ns, p, x, y))
-
-        def meta(params):
-            total = 0.0
-            for t in range(MAML_TASKS):
-                p = params
-                for _ in range(MAML_STEPS):
-                    p = [a - MAML_LR * b for a, b in zip(p, inner(p, xs[t], ys[t]))]
-                total = total + _mse(ns, p, xq[t], yq[t])
-            return total / MAML_TASKS
-        return xgrad.grad(meta), ([on(p) for p in d["params"]],)
+        return xgrad.grad(_maml_meta(ns, inner, xs, ys, xq, yq)), ([on(p) for p in d["params"]],)
     if key == "hessian":
         A = on(d["A"])
         return xgrad.hessian(lambda x: _hess_f(ns, A, x)), (on(d["x"]),)
     raise KeyError(key)
+
+
+def _maml_meta(ns, inner, xs, ys, xq, yq):
+    """The MAML meta-loss of the parameters: ``MAML_STEPS`` SGD steps per
+    task with the library's gradient ``inner``, the query MSE averaged."""
+    def meta(params):
+        total = 0.0
+        for t in range(MAML_TASKS):
+            p = params
+            for _ in range(MAML_STEPS):
+                p = [a - MAML_LR * b for a, b in zip(p, inner(p, xs[t], ys[t]))]
+            total = total + _mse(ns, p, xq[t], yq[t])
+        return total / MAML_TASKS
+    return meta
 
 
 def torch_impl(key, d, on, torch):
@@ -222,16 +227,7 @@ def torch_impl(key, d, on, torch):
     if key == "maml":
         xs, ys, xq, yq = (on(d[k]) for k in ("xs", "ys", "xq", "yq"))
         inner = grad(lambda p, x, y: _mse(ns, p, x, y))
-
-        def meta(params):
-            total = 0.0
-            for t in range(MAML_TASKS):
-                p = params
-                for _ in range(MAML_STEPS):
-                    p = [a - MAML_LR * b for a, b in zip(p, inner(p, xs[t], ys[t]))]
-                total = total + _mse(ns, p, xq[t], yq[t])
-            return total / MAML_TASKS
-        return grad(meta), ([on(p) for p in d["params"]],)
+        return grad(_maml_meta(ns, inner, xs, ys, xq, yq)), ([on(p) for p in d["params"]],)
     if key == "hessian":
         A = on(d["A"])
         return hessian(lambda x: _hess_f(ns, A, x)), (on(d["x"]),)
