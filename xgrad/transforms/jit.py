@@ -135,16 +135,7 @@ class _Jitted:
         code is this Program after common-subexpression and dead-code
         elimination). ``xgrad.make_program`` is the same for any function."""
         key, leaves, where = self._signature(args, kwargs)
-
-        def flat(*staged):
-            full = list(leaves)
-            for i, t in zip(where, staged):
-                full[i] = t
-            dyn_args, dyn_kw = _unflatten(key[0], full)
-            it = iter(dyn_args)
-            call = [a if self._static_at(i, len(args)) else next(it) for i, a in enumerate(args)]
-            kw = {k: (v if k in self._static_names else dyn_kw[k]) for k, v in kwargs.items()}
-            return _flatten(self._fun(*call, **kw))[0]
+        flat = self._flat_fun(key[0], args, kwargs, leaves, where, [])
         guards = []
         program, _, _ = _stage(flat, [leaves[i] for i in where], guards=guards)
         return _Program(program.in_vars, program.eqns, program.outs, guards)
@@ -261,18 +252,11 @@ class _Jitted:
                     f"or register its class as a pytree (xgrad.tree_util.register_pytree_node)")
         return (tree, tuple(sig), tuple(sorted(static, key=repr)), len(args)), leaves, where
 
-    def _stage(self, key, args, kwargs, leaves, where):
-        entry, out_tree, values = self._stage_entry(key, args, kwargs, leaves, where)
-        return _unflatten(out_tree, values)
-
-    def _stage_entry(self, key, args, kwargs, leaves, where):
-        """Stage ``fun`` for the signature ``key`` and cache the Program;
-        returns ``(entry, out_tree, values)``, entry None when the Program
-        can't be replayed (a call closes over a staged value, or the
-        function closes over an outer transform's tracer)."""
-        out_box = []
-        tree = key[0]
-
+    def _flat_fun(self, tree, args, kwargs, leaves, where, out_box):
+        """``fun`` as a function of the staged leaves (the array leaves at
+        ``where`` among the non-static arguments' ``leaves``, pytree
+        ``tree``) returning its output leaves; their structure goes into
+        ``out_box``."""
         def flat(*staged):
             full = list(leaves)
             for i, t in zip(where, staged):
@@ -291,7 +275,19 @@ class _Jitted:
                         f"(xgrad.tree_util.register_pytree_node)")
             out_box.append(out_tree)
             return out_leaves
+        return flat
 
+    def _stage(self, key, args, kwargs, leaves, where):
+        entry, out_tree, values = self._stage_entry(key, args, kwargs, leaves, where)
+        return _unflatten(out_tree, values)
+
+    def _stage_entry(self, key, args, kwargs, leaves, where):
+        """Stage ``fun`` for the signature ``key`` and cache the Program;
+        returns ``(entry, out_tree, values)``, entry None when the Program
+        can't be replayed (a call closes over a staged value, or the
+        function closes over an outer transform's tracer)."""
+        out_box = []
+        flat = self._flat_fun(key[0], args, kwargs, leaves, where, out_box)
         guards = []
         program, values, trace = _stage(flat, [leaves[i] for i in where], guards=guards,
                                         const=_OwnConstants())
@@ -409,9 +405,6 @@ def _device(x):
 
 # --------------------------------------------------------------------------
 # compiling a Program to straight-line Python (the code generator is _replay's)
-
-_same, _cse, _copy_const = _replay._same, _replay._cse, _replay._copy_const
-
 
 def _compile(program, guards):
     """``run(args) -> outputs`` for ``program``: generated Python that calls
