@@ -195,4 +195,11 @@ def test_no_warning_and_one_pass_without_value_dependent_control_flow():
     fd = np.stack([(np.sin(x + h) * (x + h)[::-1] - np.sin(x - h) * (x - h)[::-1]) / 2e-6
                    for h in 1e-6 * np.eye(3)], axis=1)
     np.testing.assert_allclose(J, fd, rtol=1e-7, atol=1e-8)
-    assert H.shape == (3, 3)
+
+    def loss(v):
+        return np.sum((np.sin(v) * v[::-1]) ** 2)
+    h, E = 1e-4, np.eye(3)
+    fd2 = np.array([[(loss(x + h * E[i] + h * E[j]) - loss(x + h * E[i] - h * E[j])
+                      - loss(x - h * E[i] + h * E[j]) + loss(x - h * E[i] - h * E[j]))
+                     / (4 * h * h) for j in range(3)] for i in range(3)])
+    np.testing.assert_allclose(H, fd2, rtol=1e-5, atol=1e-6)
