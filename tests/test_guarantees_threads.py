@@ -1,6 +1,7 @@
 """Trace state is per thread: transforms, nan_check,
 set_nan_check, hooks, tags/grad_intermediates and checkpoint policies run in
-several threads at once, each giving its single-thread result, and a
+several threads at once, each giving its single-thread result (a jitted
+function shared by threads included), and a
 nan_check block checks (and raises in) only the thread that entered it."""
 import contextlib
 import math

@@ -267,6 +267,11 @@ _KEEPS_C = frozenset({"matmul", "reshape", "concat", "stack"} |
                      {n for n in dir(_NP) if type(getattr(_NP, n)) is _UFUNC})
 
 
+# what always returns a new array (or a numpy scalar), never one of its
+# operands or a view of one: an output made by one of these is the caller's
+_FRESH = frozenset({"matmul", "sum", "prod", "max", "min", "concat", "stack", "where"})
+
+
 def _method(name, a, kw, allowed):
     if len(a) != 1 or not set(kw) <= allowed:
         return None
@@ -377,7 +382,7 @@ class _Codegen:
         self.ns = {"_same": _same, "_Restage": restage, "_ns": _backend_of, "_copy": _copy_const,
                    "_own": _own, "_bind": _bind, "_nd": _NP.ndarray}
         self.consts = {}
-        self._owned = set()
+        self._fresh = set()             # ids of the Vars a fresh numpy result makes
 
     def name(self, v):
         n = self.names.get(id(v))
@@ -515,7 +520,7 @@ class _Codegen:
                     srcs.add(self.const(x))
             for o in e.outs:
                 if o is not None:
-                    may_be[id(o)] = set() if id(o) in self._owned else srcs
+                    may_be[id(o)] = set() if id(o) in self._fresh else srcs
         res, done = [], []
         for o in program.outs:
             if type(o) is not _Var:
@@ -524,7 +529,7 @@ class _Codegen:
             n = self.name(o)
             if n in done:
                 res.append(f"_copy({n})")
-            elif id(o) in self._owned:
+            elif id(o) in self._fresh:
                 res.append(n)
             else:
                 srcs = sorted(may_be.get(id(o), set())) + done
@@ -667,7 +672,6 @@ class _Codegen:
         # differently): the inputs (checked on entry), and what fresh
         # operations make of such values
         corder = self._corder = {id(v) for v in self.program.in_vars if v is not None}
-        self._owned = owned
         reuse = {}
         for k, e in enumerate(eqns):
             if not keep[k]:
@@ -676,6 +680,9 @@ class _Codegen:
             if tree is not None:
                 self._trees[id(e)] = tree
             out = e.outs[0] if len(e.outs) == 1 else None
+            if out is not None and tree is not None and not tree.kwargs.get("out") and (
+                    tree.name in _FRESH or type(getattr(_NP, tree.name, None)) is _UFUNC):
+                self._fresh.add(id(out))
             if out is not None and (len(out.shape) <= 1 or tree is not None and
                                     tree.name in _KEEPS_C and self._c_args(e, tree)):
                 corder.add(id(out))
