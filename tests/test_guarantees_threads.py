@@ -1,6 +1,7 @@
-"""Trace state is per thread (issue 12, item 6): transforms, nan_check,
+"""Trace state is per thread: transforms, nan_check,
 set_nan_check, hooks, tags/grad_intermediates and checkpoint policies run in
-several threads at once, each giving its single-thread result, and a
+several threads at once, each giving its single-thread result (a jitted
+function shared by threads included), and a
 nan_check block checks (and raises in) only the thread that entered it."""
 import contextlib
 import math
@@ -350,3 +351,38 @@ def test_checkpoint_dots_policy_is_per_thread(fast_switching):
         for gs in out[i]:
             for a, b in zip(gs, r):
                 np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_jit_cache_shared_by_threads_small_cache(quiet, fast_switching):
+    """One jitted function called from many threads with more signatures than
+    its cache holds (every call may evict another thread's entry): no error,
+    and each result equals the eager one bit for bit."""
+    def f(x, s):
+        y = xnp.sin(x) * s + xnp.exp(-x ** 2)
+        return xnp.sum(y * y) if s > 0 else xnp.max(y)
+
+    cases = [(np.linspace(0.1, 1.0, n).astype(dt), s)
+             for n in (3, 4, 5, 6) for dt in (np.float64, np.float32) for s in (1.0, -1.0)]
+    want = [(f(x, s), xgrad.grad(lambda v, s=s: f(v, s))(x)) for x, s in cases]
+    jf = xgrad.jit(f, static_argnums=1, cache_size=2)
+    jg = xgrad.jit(xgrad.grad(f), static_argnums=1, cache_size=1)
+    errors = []
+
+    def worker(i):
+        try:
+            for r in range(K):
+                k = (i * 7 + r * 3) % len(cases)
+                x, s = cases[k]
+                v, g = jf(x, s), jg(x, s)
+                for got, exp in ((v, want[k][0]), (g, want[k][1])):
+                    assert np.asarray(got).dtype == np.asarray(exp).dtype, (i, k)
+                    assert np.asarray(got).tobytes() == np.asarray(exp).tobytes(), (i, k)
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(f"thread {i}: {type(e).__name__}: {e}")
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[:3]
+    assert jf.cache_info()[0] <= 2 and jg.cache_info()[0] <= 1

@@ -36,7 +36,7 @@ How to extend: a new kind of staging is a new use of ``stage`` /
 outputs), never a new Trace subclass that records.
 """
 from .backends import (backend_of as _backend_of, is_complex as _is_complex,
-                       is_inexact as _is_inexact)
+                       is_inexact as _is_inexact, is_lazy_array as _is_lazy_array)
 from .core import (RULES as _RULES, Primitive as _Primitive, Trace as _Trace, Tracer as _Tracer,
                    bind as _bind, new_main as _new_main)
 
@@ -257,9 +257,11 @@ class StageTrace(_Trace):
     Args:
       level: the trace's level (given by ``new_main``).
       shadow: the values are shadows (no concrete value: ``bool(x)`` raises).
-      const: ``const(x) -> x'`` applied to every constant an equation keeps
-        (``linearize`` copies plain arrays there: ``f_jvp`` outlives the
-        caller's buffers).
+      const: ``const(x) -> x'`` applied to every constant an equation keeps,
+        among its operands and inside its parameters (an index array of
+        ``getitem``/``index_set``, in tuples and lists): ``jit`` copies plain
+        arrays there, so that a replay computes with what the staged call
+        read even when the caller writes the array later.
       save: ``save(prim, *args, **params) -> bool`` (a checkpoint policy):
         the outputs of the equations it accepts are kept in ``saved``
         (``{Eqn: outputs}``).
@@ -302,6 +304,10 @@ class StageTrace(_Trace):
             x = x.primal
         if not _is_inexact(x.dtype):
             return True
+        if _is_lazy_array(x.primal):
+            # NB: a lazy (dask) value counts as finite, as core.all_finite has
+            # it eagerly: reading it would compute it behind the user's back
+            return True
         n = 1
         for d in x.shape:
             n *= d
@@ -318,6 +324,8 @@ class StageTrace(_Trace):
         cf = self.const_fn
         ins = [v if v is not None else (cf(a) if cf is not None else a)
                for a, v in zip(vals, vars_)]
+        if cf is not None and params:
+            params = {k: _own_param(p, cf) for k, p in params.items()}
         multi = prim.several_outputs
         if prim.is_call:
             self.calls += 1
@@ -404,6 +412,15 @@ def _frozen(x):
 
 def _is_array(x):
     return hasattr(x, "shape") and hasattr(x, "dtype")
+
+
+def _own_param(p, cf):
+    """The parameter ``p`` with ``cf`` applied to each array in it (a
+    tuple's or a list's entries included): an index array is a constant too."""
+    if type(p) in (tuple, list):
+        q = [_own_param(x, cf) for x in p]
+        return p if all(a is b for a, b in zip(p, q)) else type(p)(q)
+    return cf(p) if _is_array(p) and not isinstance(p, (_Tracer, type)) else p
 
 
 def _short_dtype(dtype):

@@ -17,13 +17,23 @@ whose input dies there and has the output's shape and dtype writes into that
 input (``multiply(v3, c5, v3)``: numpy's third positional argument is the
 output), when that input is an intermediate of this Program that no live
 value can be a view of: the caller's arrays, the constants and the returned
-values are never written. Any other backend runs the impls (generic code).
+values are never written. Any other backend runs the impls (generic code);
+inputs of two backends (numpy weights with a dask batch) bind each
+equation's primitive, which picks its namespace from its operands as an
+eager call does.
+
+Every output is a buffer of its own: an output that may share memory with
+an input, a constant, another output or any other array (an input passed
+through, a closed-over array, two equal outputs merged by the elimination
+of common subexpressions, a view) is copied, so that the caller may write
+one without changing another, its own arguments or a later replay.
 """
 from __future__ import annotations
 
 import collections as _collections
 
 from .. import core as _core
+from ..core import bind as _bind
 from ..backends import backend_of as _backend_of, default_namespace as _default_namespace
 from ..program import Eqn as _Eqn, Guard as _Guard, Program as _Program, Var as _Var
 
@@ -33,6 +43,7 @@ _SCALARS = (bool, int, float, complex)
 _NP = _default_namespace()             # numpy's array API namespace
 _UFUNC = type(_NP.add)
 _NP_DTYPE = _NP.dtype
+_NP_SCALAR = _NP.generic              # numpy's scalars: immutable
 _PLAIN = (type(None), bool, int, float, complex, str, slice, type(Ellipsis))
 
 
@@ -57,11 +68,49 @@ def _same(xp, a, b):
 
 
 def _copy_const(x):
-    """An output that does not depend on the inputs: a fresh copy per call
-    (the caller may write it), or the value itself when it is not an array."""
-    if hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, _core.Tracer):
+    """A fresh copy of the array ``x`` (the caller may write it), or ``x``
+    itself when it is not an array or is immutable (a numpy scalar)."""
+    if (hasattr(x, "shape") and hasattr(x, "dtype")
+            and not isinstance(x, (_core.Tracer, _NP_SCALAR))):
         return _backend_of(x).asarray(x, copy=True)
     return x
+
+
+def _is_view(x):
+    """Whether the array ``x`` may share its memory with another array: a
+    numpy or cupy view (``base``), a torch view (``_base``), an
+    array_api_strict array over a numpy view. (jax and dask arrays are not
+    written in place through another array.)"""
+    b = getattr(x, "base", None)
+    if b is None:
+        b = getattr(x, "_base", None)
+        if b is None:
+            inner = getattr(x, "_array", None)
+            b = getattr(inner, "base", None) if inner is not None else None
+    return b is not None
+
+
+def _own(x, srcs):
+    """The output ``x``, or a fresh copy of it where it is one of ``srcs``
+    (inputs, constants and outputs it may be) or a view of anything."""
+    for s in srcs:
+        if x is s:
+            return _copy_const(x)
+    return _copy_const(x) if _is_view(x) else x
+
+
+def own_outputs(values, outs, sources):
+    """The staged call's output ``values`` (for the Program outputs
+    ``outs``), each a buffer of its own: a copy where the value is a
+    constant of the Program, one of ``sources`` (the caller's arguments),
+    an earlier output, or a view."""
+    res = []
+    for j, (v, o) in enumerate(zip(values, outs)):
+        if type(o) is not _Var or any(v is s for s in sources) or any(
+                v is w for w in values[:j]) or _is_view(v):
+            v = _copy_const(v)
+        res.append(v)
+    return res
 
 
 def _cse(eqns, outs, guards):
@@ -218,6 +267,11 @@ _KEEPS_C = frozenset({"matmul", "reshape", "concat", "stack"} |
                      {n for n in dir(_NP) if type(getattr(_NP, n)) is _UFUNC})
 
 
+# what always returns a new array (or a numpy scalar), never one of its
+# operands or a view of one: an output made by one of these is the caller's
+_FRESH = frozenset({"matmul", "sum", "prod", "max", "min", "concat", "stack", "where"})
+
+
 def _method(name, a, kw, allowed):
     if len(a) != 1 or not set(kw) <= allowed:
         return None
@@ -242,19 +296,27 @@ def compile_program(program, guards, restage):
             live.update(id(x) for x in e.ins if type(x) is _Var)
     ins = [v for v in program.in_vars if v is not None]
     fast = bool(ins) and all(isinstance(v.dtype, _NP_DTYPE) for v in ins)
-    generic = _Codegen(program, guards, keep, restage, False)
+    generic = _Codegen(program, guards, keep, restage, "impl")
+    generic.ns["_mixed"] = _lazily(lambda: _Codegen(program, guards, keep, restage,
+                                                    "bind").build())
     if not fast:
         return generic.build()
     fast_program, fast_keep = _absorb_broadcasts(program, guards, keep)
-    gen = _Codegen(fast_program, guards, fast_keep, restage, True)
+    gen = _Codegen(fast_program, guards, fast_keep, restage, "fast")
+    # an array of another backend with numpy's dtypes (cupy, dask)
+    gen.ns["_generic"] = _lazily(generic.build)
+    return gen.build()
+
+
+def _lazily(build):
+    """``run(args)`` that builds its code (``build()``) at its first call."""
     box = []
 
-    def fallback(args):          # an array of another backend with numpy's dtypes (cupy)
+    def run(args):
         if not box:
-            box.append(generic.build())
+            box.append(build())
         return box[0](args)
-    gen.ns["_generic"] = fallback
-    return gen.build()
+    return run
 
 
 def _elementwise(tree):
@@ -308,14 +370,19 @@ def _absorb_broadcasts(program, guards, keep):
 
 
 class _Codegen:
-    """The generated ``run`` of one Program: ``fast`` for numpy (direct
-    calls, buffer reuse), else one impl call per equation."""
+    """The generated ``run`` of one Program: ``mode`` ``"fast"`` for numpy
+    (direct calls, buffer reuse), ``"impl"``: one impl call per equation
+    (inputs of one backend), ``"bind"``: one bind per equation (inputs of
+    several backends)."""
 
-    def __init__(self, program, guards, keep, restage, fast):
-        self.program, self.guards, self.keep, self.fast = program, guards, keep, fast
+    def __init__(self, program, guards, keep, restage, mode):
+        self.program, self.guards, self.keep = program, guards, keep
+        self.fast, self.mode = mode == "fast", mode
         self.names = {}
-        self.ns = {"_same": _same, "_Restage": restage, "_ns": _backend_of, "_copy": _copy_const}
+        self.ns = {"_same": _same, "_Restage": restage, "_ns": _backend_of, "_copy": _copy_const,
+                   "_own": _own, "_bind": _bind, "_nd": _NP.ndarray}
         self.consts = {}
+        self._fresh = set()             # ids of the Vars a fresh numpy result makes
 
     def name(self, v):
         n = self.names.get(id(v))
@@ -386,14 +453,20 @@ class _Codegen:
             body.append("    xp = _ns0")
         if self.fast:
             # the layout reasoning below takes the inputs of 2+ dimensions as
-            # C-contiguous (any other one: the plain replay)
+            # C-contiguous (any other one: the plain replay); every input
+            # must be numpy's (a dask batch may come with numpy weights)
+            others = "".join(f" or type({n}) is not _nd and _ns({n}) is not _np"
+                             for n in named[1:])
             wide = [self.name(v) for v in program.in_vars
                     if v is not None and len(v.shape) > 1]
             layout = "".join(f" or not {n}.flags.c_contiguous" for n in wide) if reuse else ""
-            body.append(f"    if xp is not _np{layout}: return _generic(args)")
+            body.append(f"    if xp is not _np{others}{layout}: return _generic(args)")
             self.ns["_np"] = _NP
             if reuse:
                 body.insert(1, "    # numpy; f(a, b, a) writes f's result into a (a dead intermediate)")
+        elif self.mode == "impl" and len(named) > 1:
+            mixed = " or ".join(f"_ns({n}) is not xp" for n in named[1:])
+            body.append(f"    if {mixed}: return _mixed(args)")
 
         def guard_lines(at):
             for g in at_guard.get(at, ()):
@@ -405,8 +478,9 @@ class _Codegen:
                     body.append(f"    if {self.name(g.var)} is not {one} and not "
                                 f"_same(xp, {self.name(g.var)}, {self.const(b)}): raise _Restage")
                     continue
-                body.append(f"    if not _same(xp, {self.name(g.var)}, {self.const(g.value)}): "
-                            f"raise _Restage")
+                n = self.name(g.var)
+                xp = f"_ns({n})" if self.mode == "bind" else "xp"
+                body.append(f"    if not _same({xp}, {n}, {self.const(g.value)}): raise _Restage")
 
         guard_lines(0)
         for k, e in enumerate(eqns):
@@ -415,17 +489,58 @@ class _Codegen:
             guard_lines(k + 1)
             if dying.get(k):
                 body.append(f"    del {', '.join(self.name(v) for v in dying[k])}")
-        # an output that does not depend on the inputs: the staged run returned
-        # that very array to its caller, so keep a copy of it, and copy it again
-        # per call
-        res = [self.name(o) if type(o) is _Var else f"_copy({self.const(_copy_const(o))})"
-               for o in program.outs]
-        body.append(f"    return [{', '.join(res)}]")
+        body.append(f"    return [{', '.join(self._outputs(named))}]")
         src = "\n".join(body)
         exec(compile(src, f"<jit program {id(program):x}>", "exec"), self.ns)
         run = self.ns["run"]
         run.source = src
         return run
+
+    def _outputs(self, named):
+        """The returned expressions, each a buffer of its own (see the module
+        docstring): an output that does not depend on the inputs is a
+        constant (the staged run returned that very array to its caller: keep
+        a copy, and copy it again per call); an output a fresh numpy result
+        makes is returned as it is; any other is checked at run time against
+        the inputs and constants it may be (``_own``), and a repeated one is
+        copied."""
+        program, eqns = self.program, self.program.eqns
+        may_be = {}             # id(var) -> the names of the inputs and constants it may be
+        for v, n in zip(program.in_vars, self.names_of(program.in_vars)):
+            if v is not None:
+                may_be[id(v)] = {n}
+        for k, e in enumerate(eqns):
+            if not self.keep[k]:
+                continue
+            srcs = set()
+            for x in e.ins:
+                if type(x) is _Var:
+                    srcs |= may_be.get(id(x), set())
+                elif hasattr(x, "shape") and hasattr(x, "dtype"):
+                    srcs.add(self.const(x))
+            for o in e.outs:
+                if o is not None:
+                    may_be[id(o)] = set() if id(o) in self._fresh else srcs
+        res, done = [], []
+        for o in program.outs:
+            if type(o) is not _Var:
+                res.append(f"_copy({self.const(_copy_const(o))})")
+                continue
+            n = self.name(o)
+            if n in done:
+                res.append(f"_copy({n})")
+            elif id(o) in self._fresh:
+                res.append(n)
+            else:
+                srcs = sorted(may_be.get(id(o), set())) + done
+                res.append(f"_own({n}, ({''.join(s + ', ' for s in srcs)}))")
+            done.append(n)
+        return res
+
+    def names_of(self, vs):
+        """The input variables' names in the generated code (read from
+        ``args``, which stays alive while the replay runs)."""
+        return [f"args[{i}]" if v is not None else None for i, v in enumerate(vs)]
 
     # ----- one equation ---------------------------------------------------
 
@@ -434,7 +549,10 @@ class _Codegen:
         if call is None:
             args = ", ".join(self.name(x) if type(x) is _Var else self.const(x) for x in e.ins)
             params = f", **{self.const(e.params)}" if e.params else ""
-            call = f"{self.const(e.prim.impl)}(xp{', ' + args if args else ''}{params})"
+            if self.mode == "bind":
+                call = f"_bind({self.const(e.prim)}{', ' + args if args else ''}{params})"
+            else:
+                call = f"{self.const(e.prim.impl)}(xp{', ' + args if args else ''}{params})"
         if e.multi:
             body.append(f"    _t = {call}")
             for j, o in enumerate(e.outs):
@@ -562,6 +680,9 @@ class _Codegen:
             if tree is not None:
                 self._trees[id(e)] = tree
             out = e.outs[0] if len(e.outs) == 1 else None
+            if out is not None and tree is not None and not tree.kwargs.get("out") and (
+                    tree.name in _FRESH or type(getattr(_NP, tree.name, None)) is _UFUNC):
+                self._fresh.add(id(out))
             if out is not None and (len(out.shape) <= 1 or tree is not None and
                                     tree.name in _KEEPS_C and self._c_args(e, tree)):
                 corder.add(id(out))

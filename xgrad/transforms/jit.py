@@ -37,6 +37,8 @@ from __future__ import annotations
 import collections as _collections
 import functools as _functools
 import inspect as _inspect
+import operator as _operator
+import threading as _threading
 import warnings as _warnings
 
 import numpy as _np
@@ -76,39 +78,53 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(),
 
     ``donate_argnums``, ``donate_argnames``, ``keep_unused``, ``device``,
     ``backend`` and ``inline`` are accepted for JAX compatibility and do
-    nothing (xgrad never writes the caller's arrays).
+    nothing (xgrad never writes the caller's arrays). As JAX does, the
+    argument numbers and names are checked against ``fun``'s signature (a
+    number past its positional parameters, a name it does not take, a
+    static argument also donated: ValueError; not an int or a str:
+    TypeError).
     """
     if fun is None:
         return _functools.partial(jit, static_argnums=static_argnums,
-                                  static_argnames=static_argnames, cache_size=cache_size,
-                                  restage_warning=restage_warning)
+                                  static_argnames=static_argnames,
+                                  donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+                                  cache_size=cache_size, restage_warning=restage_warning)
     if not callable(fun):
         raise TypeError(f"jit: fun must be callable, got {type(fun).__name__}")
-    return _Jitted(fun, static_argnums, static_argnames, cache_size, restage_warning)
+    return _Jitted(fun, static_argnums, static_argnames, cache_size, restage_warning,
+                   donate_argnums, donate_argnames)
 
 
 class _Jitted:
     """The jitted function: call it; ``clear_cache()``; ``cache_info()``."""
 
-    def __init__(self, fun, static_argnums, static_argnames, cache_size, restage_warning):
+    def __init__(self, fun, static_argnums, static_argnames, cache_size, restage_warning,
+                 donate_argnums=(), donate_argnames=()):
         if not isinstance(cache_size, int) or cache_size < 1:
             raise ValueError(f"jit: cache_size must be a positive integer, got {cache_size!r}")
         self._fun = fun
-        nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
-        names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
         try:
             params = list(_inspect.signature(fun).parameters.values())
         except (TypeError, ValueError):
-            params = []
-        positional = [p.name for p in params
-                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        # JAX infers each form from the other through the signature
-        nums = set(nums) | {positional.index(n) for n in names if n in positional}
-        names = set(names) | {positional[i] for i in nums if 0 <= i < len(positional)
-                              and params[i].kind != params[i].POSITIONAL_ONLY}
+            params = None                   # a builtin, say: nothing to check against
+        nums, names = _argnums_and_names(fun, params, static_argnums, static_argnames, "static")
+        donated = _argnums_and_names(fun, params, donate_argnums, donate_argnames, "donate")
+        both = names & donated[1]
+        if both:
+            raise ValueError(f"jit: static_argnames and donate_argnames cannot intersect: "
+                             f"argument names {sorted(both)} appear in both (static_argnums "
+                             f"and donate_argnums count as their names)")
+        both = nums & donated[0]
+        if both:
+            raise ValueError(f"jit: static_argnums and donate_argnums cannot intersect: "
+                             f"{sorted(both)} appear in both")
         self._static_nums = frozenset(nums)
         self._static_names = frozenset(names)
         self._cache = _collections.OrderedDict()
+        # the cache's bookkeeping (look-up, order, insertion, eviction) is
+        # done under this lock; replays and stagings run outside it, so that
+        # threads replay at once
+        self._lock = _threading.Lock()
         self._size = cache_size
         self._warn_after = restage_warning
         self._restages = {}
@@ -121,12 +137,14 @@ class _Jitted:
         return f"<jit of {getattr(self._fun, '__name__', self._fun)!r}>"
 
     def clear_cache(self):
-        self._cache.clear()
-        self._restages.clear()
+        with self._lock:
+            self._cache.clear()
+            self._restages.clear()
 
     def cache_info(self):
         """``(signatures, programs)`` currently cached."""
-        return len(self._cache), sum(len(v) for v in self._cache.values())
+        with self._lock:
+            return len(self._cache), sum(len(v) for v in self._cache.values())
 
     def lower(self, *args, **kwargs):
         """The ``Program`` a call with these arguments runs, guards included
@@ -146,20 +164,37 @@ class _Jitted:
         if _core.active_level():
             return self._traced_call(args, kwargs)
         key, leaves, where = self._signature(args, kwargs)
-        progs = self._cache.get(key)
+        progs = self._lookup(key)
         if progs is not None:
-            self._cache.move_to_end(key)
             dyn = [leaves[i] for i in where]
             for k, entry in enumerate(progs):
                 try:
                     out = entry.run(dyn)
                 except _Restage:
                     continue
-                if k:                       # the branch taken now is tried first next time
-                    progs.insert(0, progs.pop(k))
+                if k:
+                    self._first(key, entry)
                 return _unflatten(entry.out_tree, out)
             self._count_restage(key)
         return self._stage(key, args, kwargs, leaves, where)
+
+    def _lookup(self, key):
+        """A snapshot of the Programs cached for ``key`` (most recently
+        used first), None if none; ``key`` becomes the most recently used."""
+        with self._lock:
+            progs = self._cache.get(key)
+            if progs is None:
+                return None
+            self._cache.move_to_end(key)
+            return list(progs)
+
+    def _first(self, key, entry):
+        """The branch taken now is tried first next time."""
+        with self._lock:
+            progs = self._cache.get(key)
+            if progs is not None and entry in progs:
+                progs.remove(entry)
+                progs.insert(0, entry)
 
     def _traced_call(self, args, kwargs):
         """A call inside another transform: the Program for the values under
@@ -177,7 +212,7 @@ class _Jitted:
         key, leaves, where = self._signature(plain, plain_kw)
         dyn = [leaves[i] for i in where]
         entry = None
-        progs = self._cache.get(key)
+        progs = self._lookup(key)
         for k, e in enumerate(progs or ()):
             if e.guards:
                 try:
@@ -186,7 +221,7 @@ class _Jitted:
                     continue
             entry = e
             if k:
-                progs.insert(0, progs.pop(k))
+                self._first(key, e)
             break
         if entry is None:
             if progs is not None:
@@ -194,15 +229,15 @@ class _Jitted:
             entry = self._stage_entry(key, plain, plain_kw, leaves, where)[0]
             if entry is None:           # not cacheable (closes over a tracer, say)
                 return self._fun(*args, **kwargs)
-        self._cache.move_to_end(key)
         t_leaves = _flatten((tuple(a for i, a in enumerate(args) if not self._static_at(i, n)),
                              {k: v for k, v in kwargs.items() if k not in self._static_names}))[0]
         out = _eval_program(entry.pruned(), [t_leaves[i] for i in where])
         return _unflatten(entry.out_tree, out)
 
     def _count_restage(self, key):
-        n = self._restages.get(key, 0) + 1
-        self._restages[key] = n
+        with self._lock:
+            n = self._restages.get(key, 0) + 1
+            self._restages[key] = n
         if n == self._warn_after:
             _warnings.warn(
                 f"jit of {getattr(self._fun, '__name__', 'a function')}: staged again {n} "
@@ -291,17 +326,22 @@ class _Jitted:
         guards = []
         program, values, trace = _stage(flat, [leaves[i] for i in where], guards=guards,
                                         const=_OwnConstants())
-        self.stagings += 1
+        with self._lock:
+            self.stagings += 1
         out_tree = out_box[0]
+        # the caller may write each output: none is its argument, a closed-over
+        # array, another output or a view (as a replay's)
+        values = _replay.own_outputs(values, program.outs, leaves)
         entry = None
         if not trace.opaque and not _closes_over_tracers(program):
             entry = _Entry(_compile(program, guards), out_tree, program, bool(guards))
-            progs = self._cache.setdefault(key, [])
-            progs.insert(0, entry)
-            del progs[8:]                   # the most recent branches of one signature
-            self._cache.move_to_end(key)
-            while len(self._cache) > self._size:
-                self._cache.popitem(last=False)
+            with self._lock:
+                progs = self._cache.setdefault(key, [])
+                progs.insert(0, entry)
+                del progs[8:]               # the most recent branches of one signature
+                self._cache.move_to_end(key)
+                while len(self._cache) > self._size:
+                    self._cache.popitem(last=False)
         return entry, out_tree, values
 
 
@@ -359,6 +399,68 @@ def _peek_tree(x):
                              for v in leaves])
 
 
+def _argnums_and_names(fun, params, argnums, argnames, kind):
+    """``({kind}_argnums, {kind}_argnames)`` as sets, checked against
+    ``fun``'s parameters ``params`` (None: unknown) and each completed from
+    the other through them, as JAX does."""
+    what_n, what_s = f"{kind}_argnums", f"{kind}_argnames"
+    if argnums is None:
+        argnums = ()
+    nums = (argnums,) if not isinstance(argnums, (tuple, list)) else tuple(argnums)
+    for i in nums:
+        if isinstance(i, bool) or not isinstance(i, int):
+            try:
+                _operator.index(i)
+            except TypeError:
+                raise TypeError(f"jit: {what_n} must be an int or a sequence of ints, got "
+                                f"{argnums!r}") from None
+    nums = tuple(_operator.index(i) for i in nums)
+    if argnames is None:
+        argnames = ()
+    names = (argnames,) if isinstance(argnames, str) else argnames
+    try:
+        names = tuple(names)
+    except TypeError:
+        raise TypeError(f"jit: {what_s} must be a str or a sequence of str, got "
+                        f"{argnames!r}") from None
+    for n in names:
+        if not isinstance(n, str):
+            raise TypeError(f"jit: {what_s} must be a str or a sequence of str, got "
+                            f"{argnames!r}")
+    if params is None:
+        return set(nums), set(names)
+    fname = getattr(fun, "__name__", "the function")
+    kinds = _inspect.Parameter
+    positional = [p for p in params if p.kind in (kinds.POSITIONAL_ONLY,
+                                                  kinds.POSITIONAL_OR_KEYWORD)]
+    n = len(positional)
+    if nums and not any(p.kind == kinds.VAR_POSITIONAL for p in params):
+        bad = [i for i in nums if not -n <= i < n]
+        if bad:
+            raise ValueError(
+                f"jit: {what_n}={nums}, but {fname} accepts only {n} positional "
+                f"argument{'s' if n != 1 else ''} (valid: {-n} to {n - 1}); "
+                f"{bad} {'is' if len(bad) == 1 else 'are'} out of range")
+    pos_only = {p.name for p in params if p.kind == kinds.POSITIONAL_ONLY}
+    bad = sorted(pos_only & set(names))
+    if bad:
+        raise ValueError(f"jit: {what_s} names {bad}, positional-only parameter(s) of {fname}; "
+                         f"give {what_n} instead")
+    if not any(p.kind == kinds.VAR_KEYWORD for p in params):
+        valid = {p.name for p in params if p.kind in (kinds.POSITIONAL_OR_KEYWORD,
+                                                      kinds.KEYWORD_ONLY)}
+        bad = sorted(set(names) - valid)
+        if bad:
+            raise ValueError(f"jit: {what_s} names {bad}, which {fname} does not take "
+                             f"(its parameters: {[p.name for p in params]})")
+    # JAX infers each form from the other through the signature
+    index = {p.name: i for i, p in enumerate(positional)}
+    all_nums = set(nums) | {index[s] for s in names if s in index}
+    all_names = set(names) | {positional[i].name for i in nums if 0 <= i < n
+                              and positional[i].kind != kinds.POSITIONAL_ONLY}
+    return all_nums, all_names
+
+
 def _static_key(v, what):
     """A static argument's part of the cache key: its type and value (1 and
     1.0 give different dtypes), a float by its repr (0.0 is not -0.0, and a
@@ -374,17 +476,19 @@ def _static_key(v, what):
 
 class _OwnConstants:
     """``const=`` of the staging: each array an equation keeps as a constant
-    (one the function closed over, or computed from such) is a copy taken
-    when it is used, so that the Program is what the staged call computed
-    even if the array is written later, during the call or after it (as JAX
-    fixes constants when it traces). A numpy array whose bytes have not
+    (one the function closed over, or computed from such; an operand, or an
+    index array among its parameters) is a copy taken when it is used, so
+    that the Program is what the staged call computed even if the array is
+    written later, during the call or after it (as JAX fixes constants when
+    it traces). A numpy array whose bytes have not
     changed since its last copy shares that copy."""
 
     def __init__(self):
         self.copies = {}
 
     def __call__(self, x):
-        if isinstance(x, _core.Tracer) or not (hasattr(x, "shape") and hasattr(x, "dtype")):
+        if (isinstance(x, (_core.Tracer, _np.generic))       # numpy's scalars are immutable
+                or not (hasattr(x, "shape") and hasattr(x, "dtype"))):
             return x
         if type(x) is _ndarray:
             prev = self.copies.get(id(x))
