@@ -15,7 +15,7 @@ from ..backends import backend_of, is_inexact, is_complex
 from .jvp import jvp
 from .vjp import vjp_owning, grad
 from .vmap import map_basis
-from ._api import diff_args, flatten_fun, instantiate, repeat
+from ._api import as_primal, check_diff_input, diff_args, flatten_fun, instantiate, repeat
 
 __all__ = ["jacfwd", "jacrev", "hessian", "hvp"]
 
@@ -177,8 +177,19 @@ def hvp(fun, primals, tangents):
     """
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("hvp: primals and tangents must be tuples or lists")
-    if not primals or len(tangents) < 1:
-        raise ValueError("hvp: need at least one primal and its tangent")
+    if not primals:
+        raise TypeError("hvp: need at least one primal")
+    if len(tangents) != 1:
+        # NB: the tangent is for the first argument only (the others are held
+        # fixed): a tangent per argument would be silently dropped
+        raise TypeError(f"hvp: {len(primals)} primal(s) and {len(tangents)} tangents; hvp "
+                        f"differentiates with respect to primals[0] only, so tangents must "
+                        f"hold exactly one tangent, structured like primals[0] (for tangents "
+                        f"of every argument use jvp(grad(fun, argnums), primals, tangents))")
+    leaves, p_tree = _tree.flatten(primals[0])
+    for i, x in enumerate(leaves):
+        check_diff_input(as_primal(x, "hvp", f"primals[0]{_tree.path_str(p_tree, i)}"), "hvp",
+                         f"primals[0]{_tree.path_str(p_tree, i)}")
     rest = tuple(primals[1:])
     g = grad(lambda x: fun(x, *rest))
     return jvp(g, (primals[0],), (tangents[0],))[1]

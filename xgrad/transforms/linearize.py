@@ -19,7 +19,8 @@ from ..backends import is_inexact
 from ..program import StageTrace, StageTracer, eval_program
 from .. import numpy as xnp
 from .. import tree as _tree
-from ._api import as_primal, check_tangent, flatten_fun, fresh, fresh_once, instantiate
+from ._api import (as_primal, check_tangent, flatten_fun, fresh, fresh_once, instantiate,
+                   tangents_like)
 from .jvp import jvp_flat
 
 __all__ = ["linearize"]
@@ -65,10 +66,7 @@ def linearize(fun, *primals):
         if len(tangents) != len(primals):
             raise TypeError(f"f_jvp: expected {len(primals)} tangent(s), one per primal, "
                             f"got {len(tangents)}")
-        t_flat, t_tree = _tree.flatten(tuple(tangents))
-        if t_tree != in_tree:
-            raise ValueError(f"f_jvp: the tangents have structure {t_tree}, but the primals "
-                             f"have {in_tree}")
+        t_flat = tangents_like(in_tree, tangents, "f_jvp")
         t_flat = [check_tangent(p, t, f"tangents{_tree.path_str(in_tree, i)}", "f_jvp")
                   for i, (p, t) in enumerate(zip(flat, t_flat))]
         t_flat = [xnp._zeros_like(p) if t is None and v is not None else t
