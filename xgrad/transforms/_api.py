@@ -72,6 +72,30 @@ def fresh(x):
         return x
 
 
+def frozen(x):
+    """``x`` as user code may see it when no transform traces it (an
+    argument that is not differentiated, an integer primal): a read-only
+    view of a numpy array (free; a write raises, as a write into a JAX array
+    does), a copy (``fresh``) of another backend's array; traced values,
+    Python scalars and read-only arrays pass.
+
+    The transforms that hand such values to user code without copying them
+    (grad, jvp, vjp, the Jacobians; vmap and jit copy) go through here, so
+    user code, or a ``lax.scan`` body writing into its slice, can never
+    write the caller's array."""
+    if isinstance(x, Tracer) or not hasattr(x, "shape"):
+        return x
+    flags = getattr(x, "flags", None)
+    writeable = getattr(flags, "writeable", None)
+    if writeable is None:
+        return fresh(x)
+    if not writeable:
+        return x
+    v = x.view()
+    v.flags.writeable = False
+    return v
+
+
 def fresh_once(copies, a):
     """The copy of the plain array ``a`` in ``copies`` (``id -> (array,
     copy)``, made on first use), for a derivative function that outlives
@@ -275,6 +299,12 @@ def flatten_fun(fun, in_tree, store, fname, has_aux=False, args=None, nums=None,
     With ``nums``, the leaves replace ``args[nums]`` (the other arguments and
     ``kwargs`` are passed as they are). ``store`` receives the output tree
     (``"tree"``) and, with ``has_aux``, the aux value (``"aux"``)."""
+    if nums is not None:
+        # the arguments that are not differentiated reach user code as they
+        # are: read-only views (``frozen``), made once
+        args = [a if i in nums else _tree.map(frozen, a) for i, a in enumerate(args)]
+        kwargs = _tree.map(frozen, kwargs) if kwargs else kwargs
+
     def f_flat(*xs):
         if nums is None:
             call = _tree.unflatten(in_tree, xs)

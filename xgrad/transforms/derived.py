@@ -15,7 +15,8 @@ from ..backends import backend_of, is_inexact, is_complex
 from .jvp import jvp
 from .vjp import vjp_owning, grad
 from .vmap import map_basis
-from ._api import as_primal, check_diff_input, diff_args, flatten_fun, instantiate, repeat
+from ._api import (as_primal, check_diff_input, diff_args, flatten_fun, frozen, instantiate,
+                   repeat)
 
 __all__ = ["jacfwd", "jacrev", "hessian", "hvp"]
 
@@ -87,7 +88,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
             outs, cols = map_basis(push, basis, "jacfwd")           # (N, *out_o)
             outs = [o[0, ...] for o in outs]
         if outs is None or has_aux:
-            outs = f_flat(*flat)
+            outs = f_flat(*[frozen(x) for x in flat])
         aux = store.get("aux")
         outs = [instantiate(o) for o in outs]
         if not sum(sizes):

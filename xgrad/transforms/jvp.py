@@ -11,7 +11,7 @@ from ..core import Trace, Tracer, bind, new_main
 from ..backends import is_inexact
 from .. import numpy as xnp
 from .. import tree as _tree
-from ._api import (as_primal, check_tangent, flatten_fun, instantiate, lower_out, nan_safe_result,
+from ._api import (as_primal, check_tangent, flatten_fun, frozen, instantiate, lower_out, nan_safe_result,
                    tangents_like)
 
 __all__ = ["JVPTrace", "JVPTracer", "jvp", "jvp_flat"]
@@ -113,7 +113,7 @@ def jvp_flat(f_flat, primals, tangents):
 
 def _jvp_flat(f_flat, primals, tangents):
     with new_main(JVPTrace) as trace:
-        ins = [p if t is None else JVPTracer(trace, p, t)
+        ins = [frozen(p) if t is None else JVPTracer(trace, p, t)
                for p, t in zip(primals, tangents)]
         outs = f_flat(*ins)
         pairs = [lower_out(trace, o) for o in outs]

@@ -44,7 +44,7 @@ def linearize(fun, *primals):
     flat = [as_primal(x, "linearize", f"primals{_tree.path_str(in_tree, i)}")
             for i, x in enumerate(flat)]
     # f_jvp owns its residuals: the caller may write its arguments later
-    flat = [fresh(x) if is_inexact(x.dtype) else x for x in flat]
+    flat = [fresh(x) for x in flat]
     store = {}
     f_flat = flatten_fun(fun, in_tree, store, "linearize")
     # f_jvp outlives the call: the plain arrays the Program keeps (arrays fun
