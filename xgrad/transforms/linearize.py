@@ -60,7 +60,11 @@ def linearize(fun, *primals):
         program = st.program(in_vars, t_outs).prune()
     copies = None
     out_tree = store["tree"]
-    outs = [fresh(instantiate(o)) for o in outs]
+    # a call primitive (checkpoint) binds its primal and tangent outputs in
+    # one staged equation: a primal output is then a staged value holding
+    # the primal value (the tangents are shadows), never returned as such
+    outs = [fresh(instantiate(o.primal if type(o) is StageTracer and o._trace is st else o))
+            for o in outs]
 
     def f_jvp(*tangents):
         if len(tangents) != len(primals):
