@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import inspect
 
-from ..core import LinearRead, Primitive, Tracer, bind, active_level
+from ..core import LeakedTracerError, LinearRead, Primitive, Tracer, bind, active_level
 from ..backends import is_inexact
 from .. import numpy as xnp
 from .. import tree as _tree
@@ -183,7 +183,14 @@ def transpose_linear(lin, at, cts):
         return _transpose_by_basis(lin, at, cts)
     trace.linear = False
     seeds = [(nd, c) for nd, c in zip(out_nodes, cts) if nd is not None and c is not None]
-    res = backward_pass(trace.tape, trace.n, seeds, consume=True, sites=trace.sites)
+    try:
+        res = backward_pass(trace.tape, trace.n, seeds, consume=True, sites=trace.sites)
+    except LeakedTracerError:
+        # a rule that keeps values of the finished trace for its backward
+        # pass (a custom_vjp inside ``lin`` whose fwd differentiates a
+        # closure over them: the implicit fixed point of JAX's custom-rules
+        # guide): apply ``lin`` to each basis vector instead
+        return _transpose_by_basis(lin, at, cts)
     return [res[nd] if nd is not None else None for nd in in_nodes]
 
 
