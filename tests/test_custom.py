@@ -701,3 +701,46 @@ def test_forward_mode_through_an_implicit_fixed_point():
     assert_close(xgrad.jacfwd(_newton_sqrt)(a), exact, rtol=1e-10)
     assert_close(xgrad.jacfwd(lambda v: xgrad.vmap(_newton_sqrt)(v))(np.array([2.0, 3.0])),
                  np.diag(0.5 / np.sqrt([2.0, 3.0])), rtol=1e-10, atol=1e-14)
+
+
+# ----- forward mode needs a bwd linear in g -----
+
+@functools.partial(xgrad.custom_vjp, nondiff_argnums=(0, 1))
+def _clip_gradient(lo, hi, x):
+    return x                      # JAX's documented clip_gradient
+
+
+_clip_gradient.defvjp(lambda lo, hi, x: (x, None),
+                      lambda lo, hi, _, g: (xnp.clip(g, lo, hi),))
+
+
+def test_forward_mode_refuses_a_bwd_that_is_not_linear(jax):
+    """Transposing bwd is the forward derivative only for a bwd linear in g:
+    a gradient clip gives none, so forward mode raises instead of giving a
+    second answer beside grad's."""
+    f = lambda x: 3.0 * _clip_gradient(-1.0, 1.0, x)        # noqa: E731
+    x = np.array([2.0, 3.0])
+    assert_close(xgrad.grad(lambda x: xnp.sum(f(x)))(x), [1.0, 1.0])
+    for call in (lambda: xgrad.jacfwd(f)(x), lambda: xgrad.jvp(f, (x,), (np.ones(2),)),
+                 lambda: xgrad.linearize(f, x)):
+        with pytest.raises(TypeError, match=r"_clip_gradient: its bwd is not linear in the "
+                                            r"cotangent g \(it applies (maximum|minimum|clip)"):
+            call()
+
+
+@pytest.mark.parametrize("kind", ["divide", "solve", "where", "matmul"])
+def test_forward_mode_through_a_linear_bwd_matches_reverse(jax, kind):
+    A = np.array([[2.0, 0.5], [0.3, 1.5]])
+
+    @xgrad.custom_vjp
+    def f(x):
+        return {"divide": x / 3.0 + x * x, "solve": xnp.linalg.solve(A, x) + x * x,
+                "where": xnp.where(x > 0, x, 0.0) + x * x, "matmul": A @ x + x * x}[kind]
+
+    def bwd(x, g):
+        lin = {"divide": g / 3.0, "solve": xnp.linalg.solve(A.T, g),
+               "where": xnp.where(x > 0, g, 0.0), "matmul": A.T @ g}[kind]
+        return (lin + 2.0 * x * g,)
+    f.defvjp(lambda x: (f(x), x), bwd)
+    x = np.array([0.7, -0.4])
+    assert_close(xgrad.jacfwd(f)(x), xgrad.jacrev(f)(x), rtol=1e-12, atol=1e-14)
