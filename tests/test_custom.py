@@ -714,7 +714,7 @@ _clip_gradient.defvjp(lambda lo, hi, x: (x, None),
                       lambda lo, hi, _, g: (xnp.clip(g, lo, hi),))
 
 
-def test_forward_mode_refuses_a_bwd_that_is_not_linear(jax):
+def test_forward_mode_refuses_a_bwd_that_is_not_linear():
     """Transposing bwd is the forward derivative only for a bwd linear in g:
     a gradient clip gives none, so forward mode raises instead of giving a
     second answer beside grad's."""
@@ -729,7 +729,7 @@ def test_forward_mode_refuses_a_bwd_that_is_not_linear(jax):
 
 
 @pytest.mark.parametrize("kind", ["divide", "solve", "where", "matmul"])
-def test_forward_mode_through_a_linear_bwd_matches_reverse(jax, kind):
+def test_forward_mode_through_a_linear_bwd_matches_reverse(kind):
     A = np.array([[2.0, 0.5], [0.3, 1.5]])
 
     @xgrad.custom_vjp

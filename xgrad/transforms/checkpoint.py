@@ -5,7 +5,11 @@ backward pass recomputes the rest under ``vjp``. With a saving policy
 (``xgrad.checkpoint_policies``) the forward run is staged into a
 ``Program``; the policy decides per equation what is saved, and the
 recomputation evaluates the Program with the saved equations' values handed
-in (their derivative rules still run, their computation does not). Forward
+in (their derivative rules still run, their computation does not). Under
+``vjp``, whose ``vjp_fn`` outlives the call, the forward run is staged too
+(with copies of the arrays ``fun`` closes over) and ``vjp_fn`` replays it,
+so a later write into a closed-over weight leaves its cotangent unchanged;
+a function that closes over traced values is re-run instead. Forward
 mode and vmap produce a new checkpointed call of ``jvp(fun)`` /
 ``vmap(fun)``, so rematerialisation survives any nesting.
 """

@@ -5,7 +5,10 @@ cotangent per differentiable argument (None for zero). NB: unlike JAX,
 forward mode works too (so do ``jacfwd`` and ``hessian``): ``bwd`` is linear
 in ``g``, so ``J v`` is the VJP of ``g -> bwd(res, g)`` applied to ``v``. That
 needs ``bwd`` written with ``xgrad.numpy``; the forward-mode derivative then
-follows the custom rule, not the primal code. Under ``vmap`` a call becomes a
+follows the custom rule, not the primal code. A ``bwd`` that is not linear
+in ``g`` (JAX's ``clip_gradient``) defines no Jacobian: forward mode checks
+the staged ``bwd`` (``_call.nonlinear_use``) and raises a TypeError rather
+than give a derivative that disagrees with reverse mode. Under ``vmap`` a call becomes a
 custom_vjp call of the vmapped functions (JAX's approach), so the custom rule
 still applies to the batched function.
 """

@@ -169,7 +169,8 @@ def hessian(fun, argnums=0, has_aux=False):
 def hvp(fun, primals, tangents):
     """Hessian-vector product w.r.t. the first argument, forward-over-reverse:
     ``jvp(grad(fun), primals, tangents)[1]`` with the other arguments held
-    fixed. Never forms the Hessian.
+    fixed. Never forms the Hessian. ``tangents`` holds exactly one tangent
+    (for ``primals[0]``): more is a TypeError, not silently dropped.
 
     >>> import xgrad, xgrad.numpy as xnp
     >>> f = lambda w: w[0] ** 2 * xnp.sin(w[1])

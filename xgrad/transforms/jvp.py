@@ -126,7 +126,10 @@ def jvp(fun, primals, tangents, has_aux=False):
     Args:
       fun: function of ``len(primals)`` positional arguments (pytrees of arrays).
       primals: tuple or list of the point at which to differentiate.
-      tangents: tuple or list with the same structure, shapes and dtypes.
+      tangents: tuple or list with the same structure, shapes and dtypes (and
+        backend). An integer or boolean primal has no tangent: its tangent is
+        None (a symbolic zero) or a ``jax.dtypes.float0`` array, as in JAX;
+        any other tangent for it is a TypeError, never a silent zero.
       has_aux: ``fun`` returns ``(out, aux)``; aux is returned undifferentiated.
 
     Returns:

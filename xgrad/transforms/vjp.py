@@ -676,7 +676,9 @@ def vjp(fun, *primals, has_aux=False):
     Returns:
       ``(out, vjp_fn)`` or ``(out, vjp_fn, aux)``. ``vjp_fn(cotangent)`` takes
       a cotangent structured like ``out`` and returns a tuple with one
-      cotangent per primal. It may be called any number of times.
+      cotangent per primal. It may be called any number of times. NB: the
+      cotangent of an integer or boolean primal is zeros of that primal's
+      own dtype (JAX: ``float0`` zeros, which not every backend has).
 
     >>> import xgrad, xgrad.numpy as xnp
     >>> y, f_vjp = xgrad.vjp(xnp.sin, 0.0)
