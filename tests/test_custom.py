@@ -646,3 +646,101 @@ def test_stop_gradient_pytree_and_plain_values():
     f = lambda p: xnp.sum(xgrad.stop_gradient(p)["w"] * p["w"])
     g = xgrad.grad(f)({"w": a})
     assert_close(g["w"], a)
+
+
+# ----- forward mode through the implicit fixed point of JAX's custom-rules guide -----
+
+@functools.partial(xgrad.custom_vjp, nondiff_argnums=(0,))
+def _fixed_point(f, a, x_guess):
+    def cond_fun(carry):
+        x_prev, x = carry
+        return xnp.abs(x_prev - x) > 1e-12
+
+    def body_fun(carry):
+        _, x = carry
+        return x, f(a, x)
+    _, x_star = xgrad.lax.while_loop(cond_fun, body_fun, (x_guess, f(a, x_guess)))
+    return x_star
+
+
+def _fixed_point_fwd(f, a, x_init):
+    x_star = _fixed_point(f, a, x_init)
+    return x_star, (a, x_star)
+
+
+def _fixed_point_rev(f, res, x_star_bar):
+    a, x_star = res
+    _, vjp_a = xgrad.vjp(lambda a: f(a, x_star), a)
+    a_bar, = vjp_a(_fixed_point(functools.partial(_rev_iter, f), (a, x_star, x_star_bar),
+                                x_star_bar))
+    return a_bar, xnp.zeros_like(x_star)
+
+
+def _rev_iter(f, packed, u):
+    a, x_star, x_star_bar = packed
+    _, vjp_x = xgrad.vjp(lambda x: f(a, x), x_star)
+    return x_star_bar + vjp_x(u)[0]
+
+
+_fixed_point.defvjp(_fixed_point_fwd, _fixed_point_rev)
+
+
+def _newton_sqrt(a):
+    return _fixed_point(lambda a, x: 0.5 * (x + a / x), a, a)
+
+
+def test_forward_mode_through_an_implicit_fixed_point():
+    """fwd and bwd run Python-loop solvers that differentiate closures:
+    forward mode gives d sqrt(a)/da, as reverse mode does (no leaked tracer)."""
+    a = 2.0
+    exact = 0.5 / np.sqrt(a)
+    assert_close(xgrad.grad(_newton_sqrt)(a), exact, rtol=1e-10)
+    out, t = xgrad.jvp(_newton_sqrt, (a,), (1.0,))
+    assert_close(out, np.sqrt(a), rtol=1e-12)
+    assert_close(t, exact, rtol=1e-10)
+    assert_close(xgrad.jacfwd(_newton_sqrt)(a), exact, rtol=1e-10)
+    assert_close(xgrad.jacfwd(lambda v: xgrad.vmap(_newton_sqrt)(v))(np.array([2.0, 3.0])),
+                 np.diag(0.5 / np.sqrt([2.0, 3.0])), rtol=1e-10, atol=1e-14)
+
+
+# ----- forward mode needs a bwd linear in g -----
+
+@functools.partial(xgrad.custom_vjp, nondiff_argnums=(0, 1))
+def _clip_gradient(lo, hi, x):
+    return x                      # JAX's documented clip_gradient
+
+
+_clip_gradient.defvjp(lambda lo, hi, x: (x, None),
+                      lambda lo, hi, _, g: (xnp.clip(g, lo, hi),))
+
+
+def test_forward_mode_refuses_a_bwd_that_is_not_linear():
+    """Transposing bwd is the forward derivative only for a bwd linear in g:
+    a gradient clip gives none, so forward mode raises instead of giving a
+    second answer beside grad's."""
+    f = lambda x: 3.0 * _clip_gradient(-1.0, 1.0, x)        # noqa: E731
+    x = np.array([2.0, 3.0])
+    assert_close(xgrad.grad(lambda x: xnp.sum(f(x)))(x), [1.0, 1.0])
+    for call in (lambda: xgrad.jacfwd(f)(x), lambda: xgrad.jvp(f, (x,), (np.ones(2),)),
+                 lambda: xgrad.linearize(f, x)):
+        with pytest.raises(TypeError, match=r"_clip_gradient: its bwd is not linear in the "
+                                            r"cotangent g \(it applies (maximum|minimum|clip)"):
+            call()
+
+
+@pytest.mark.parametrize("kind", ["divide", "solve", "where", "matmul"])
+def test_forward_mode_through_a_linear_bwd_matches_reverse(kind):
+    A = np.array([[2.0, 0.5], [0.3, 1.5]])
+
+    @xgrad.custom_vjp
+    def f(x):
+        return {"divide": x / 3.0 + x * x, "solve": xnp.linalg.solve(A, x) + x * x,
+                "where": xnp.where(x > 0, x, 0.0) + x * x, "matmul": A @ x + x * x}[kind]
+
+    def bwd(x, g):
+        lin = {"divide": g / 3.0, "solve": xnp.linalg.solve(A.T, g),
+               "where": xnp.where(x > 0, g, 0.0), "matmul": A.T @ g}[kind]
+        return (lin + 2.0 * x * g,)
+    f.defvjp(lambda x: (f(x), x), bwd)
+    x = np.array([0.7, -0.4])
+    assert_close(xgrad.jacfwd(f)(x), xgrad.jacrev(f)(x), rtol=1e-12, atol=1e-14)

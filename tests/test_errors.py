@@ -57,9 +57,9 @@ def test_jvp_tangent_dtype_mismatch():
 
 
 def test_jvp_structure_mismatch():
-    with pytest.raises(ValueError, match="2 primals but 1 tangents"):
+    with pytest.raises(TypeError, match="2 primals but 1 tangents"):
         xgrad.jvp(lambda a, b: a * b, (1.0, 2.0), (1.0,))
-    with pytest.raises(ValueError, match="structure"):
+    with pytest.raises(TypeError, match="structure"):
         xgrad.jvp(lambda p: p["a"], ({"a": 1.0},), ({"b": 1.0},))
     with pytest.raises(TypeError, match="tuples or lists"):
         xgrad.jvp(xnp.sin, np.ones(3), np.ones(3))

@@ -285,3 +285,75 @@ def test_strict_backend_user_code_never_writes_caller_arrays():
     xgrad.grad(_cv)(C)
     xgrad.grad(_cj)(C)
     assert np.array_equal(np.asarray(C), C0)
+
+
+# ----- arguments that are not differentiated -----
+
+def _writes_c(x, c):
+    c[0] = 100.0
+    return xnp.sum(x * c)
+
+
+def _scan_writes_slice(x, c):
+    def body(carry, row):
+        row[...] = 100.0
+        return carry + xnp.sum(x * row), None
+    return xgrad.lax.scan(body, 0.0, c)[0]
+
+
+def _map_writes_slice(x, c):
+    def body(row):
+        row[...] = 100.0
+        return xnp.sum(x * row)
+    return xnp.sum(xgrad.lax.map(body, c))
+
+
+_ONES = np.ones(3)
+NONDIFF = {
+    "grad": lambda f, C: xgrad.grad(f)(_ONES, C),
+    "value_and_grad": lambda f, C: xgrad.value_and_grad(f)(_ONES, C),
+    "jacrev": lambda f, C: xgrad.jacrev(f)(_ONES, C),
+    "jacfwd": lambda f, C: xgrad.jacfwd(f)(_ONES, C),
+    "jacfwd-aux": lambda f, C: xgrad.jacfwd(lambda c, x: (f(x, c), 0.0), argnums=1,
+                                            has_aux=True)(C, _ONES),
+    "hessian": lambda f, C: xgrad.hessian(f)(_ONES, C),
+    "jvp": lambda f, C: xgrad.jvp(f, (_ONES, C), (_ONES, None)),
+    "kwargs": lambda f, C: xgrad.grad(lambda x, c=None: f(x, c))(_ONES, c=C),
+}
+
+
+@pytest.mark.parametrize("body", ["plain", "scan", "map"])
+@pytest.mark.parametrize("case", sorted(NONDIFF))
+def test_arguments_not_differentiated_are_never_written(case, body):
+    """An argument that is not differentiated reaches user code (and a
+    lax.scan or lax.map body, as its step slices) as a read-only view on
+    numpy: a write raises, as writing into a JAX array does, and the
+    caller's array stays bitwise unchanged."""
+    f = {"plain": _writes_c, "scan": _scan_writes_slice, "map": _map_writes_slice}[body]
+    C = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]) if body != "plain" \
+        else np.array([1.0, 2.0, 3.0])
+    C0 = C.copy()
+    with pytest.raises(ValueError, match="read-only"):
+        NONDIFF[case](f, C)
+    assert np.array_equal(C, C0)
+
+
+def test_integer_primal_of_jvp_and_vjp_is_never_written():
+    k = np.arange(3)
+
+    def f(x, k):
+        k[0] = 7
+        return x * k
+    for call in (lambda: xgrad.jvp(f, (_ONES, k), (_ONES, None)),
+                 lambda: xgrad.vjp(f, _ONES, k), lambda: xgrad.linearize(f, _ONES, k)):
+        with pytest.raises(ValueError, match="read-only"):
+            call()
+    assert np.array_equal(k, np.arange(3))
+
+
+def test_arguments_not_differentiated_other_backends_get_copies():
+    s = pytest.importorskip("array_api_strict")
+    C = s.asarray([1.0, 2.0, 3.0])
+    g = xgrad.grad(_writes_c)(s.asarray(_ONES), C)
+    assert np.array_equal(np.asarray(C), [1.0, 2.0, 3.0])
+    assert_close(g, [100.0, 2.0, 3.0])          # the user code's own numbers

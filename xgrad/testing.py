@@ -128,6 +128,13 @@ def _leaf_kind(x):
     return f"{x.dtype}{list(x.shape)}" if hasattr(x, "dtype") else type(x).__name__
 
 
+def _no_int_tangents(tree, t_flat, flat):
+    """The tangents for ``jvp``: None (a zero) for the leaves that are not
+    floating arrays (an integer argument has no tangent)."""
+    return _tree.unflatten(tree, [t if hasattr(x, "dtype") and _is_inexact(x.dtype) else None
+                                  for t, x in zip(t_flat, flat)])
+
+
 def _check(fun, args, order, modes, atol, rtol, eps, rng, path):
     """One level of checks; recurses on the derivative functions."""
     args = tuple(args)
@@ -154,7 +161,7 @@ def _check(fun, args, order, modes, atol, rtol, eps, rng, path):
         name = f"{i}{_tree.path_str(tree, i)}" if len(flat) > 1 else "0"
         num = numerical_jvp(fun, args, tangents, eps)
         if "fwd" in modes:
-            _, t_out = _jvp(fun, args, tangents)
+            _, t_out = _jvp(fun, args, _no_int_tangents(tree, t_flat, flat))
             for a, n in zip(_tree.leaves(t_out), num):
                 if not _close(_host(a), n, atol, rtol):
                     _fail("JVP", len(path) + 1, "fwd" + (f" (inside {here})" if path else ""),
@@ -176,7 +183,7 @@ def _check(fun, args, order, modes, atol, rtol, eps, rng, path):
                           _numerical_vjp(fun, args, flat, tree, i, cts, eps), atol, rtol)
                 _fail("VJP", len(path) + 1, mode, name, [rhs], [lhs], atol, rtol)
             if "fwd" in modes:
-                _, t_out = _jvp(fun, args, tangents)
+                _, t_out = _jvp(fun, args, _no_int_tangents(tree, t_flat, flat))
                 ip = sum(_vdot(t, c) for c, t in zip(cts, _tree.leaves(t_out))).real
                 ip_tol = (1e-9 if "64" in str(dtype) or "128" in str(dtype) else 1e-3) * scale
                 if abs(ip - rhs) > ip_tol:
@@ -186,7 +193,7 @@ def _check(fun, args, order, modes, atol, rtol, eps, rng, path):
         return
     if "fwd" in modes:
         t_flat = [_rand_like(rng, x) if k in diff else x for k, x in enumerate(flat)]
-        tangents = _tree.unflatten(tree, t_flat)
+        tangents = _no_int_tangents(tree, t_flat, flat)
         _check(lambda *a: _jvp(fun, a, tangents)[1], args, order - 1, modes,
                atol, rtol, eps, rng, path + ["fwd"])
     if "rev" in modes:

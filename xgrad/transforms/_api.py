@@ -8,7 +8,7 @@ import warnings
 
 from ..core import Tracer, all_finite, current_trace
 from ..backends import (SCALAR_TYPES, backend_of, default_namespace, is_inexact, is_complex,
-                        to_array)
+                        namespace, to_array)
 from .. import numpy as xnp
 from .. import tree as _tree
 
@@ -24,7 +24,14 @@ def as_primal(x, fname, where):
     except TypeError:
         raise TypeError(f"{fname}: {where} is a {type(x).__name__}; expected an "
                         f"array, a Python scalar, or a pytree of those") from None
-    return to_array(x)
+    x = to_array(x)
+    try:
+        is_inexact(x.dtype)
+    except TypeError:       # np.longdouble, structured dtypes, ...
+        raise TypeError(f"{fname}: {where} has dtype {x.dtype}, which xgrad does not support "
+                        f"(bool, integers, float16/32/64, complex64/128); convert it first, "
+                        f"e.g. with .astype(float64)") from None
+    return x
 
 
 def nan_safe_result(prim, t, c):
@@ -65,6 +72,30 @@ def fresh(x):
         return x
 
 
+def frozen(x):
+    """``x`` as user code may see it when no transform traces it (an
+    argument that is not differentiated, an integer primal): a read-only
+    view of a numpy array (free; a write raises, as a write into a JAX array
+    does), a copy (``fresh``) of another backend's array; traced values,
+    Python scalars and read-only arrays pass.
+
+    The transforms that hand such values to user code without copying them
+    (grad, jvp, vjp, the Jacobians; vmap and jit copy) go through here, so
+    user code, or a ``lax.scan`` body writing into its slice, can never
+    write the caller's array."""
+    if isinstance(x, Tracer) or not hasattr(x, "shape"):
+        return x
+    flags = getattr(x, "flags", None)
+    writeable = getattr(flags, "writeable", None)
+    if writeable is None:
+        return fresh(x)
+    if not writeable:
+        return x
+    v = x.view()
+    v.flags.writeable = False
+    return v
+
+
 def fresh_once(copies, a):
     """The copy of the plain array ``a`` in ``copies`` (``id -> (array,
     copy)``, made on first use), for a derivative function that outlives
@@ -98,20 +129,73 @@ def check_diff_input(x, fname, where, holomorphic=None):
                         f"{x.dtype}. For holomorphic differentiation pass holomorphic=True.")
 
 
+def is_float0(t):
+    """A float0 array (``jax.dtypes.float0``): the tangent JAX gives and takes
+    for an integer or boolean primal."""
+    return getattr(getattr(t, "dtype", None), "names", None) == ("float0",)
+
+
+def _backend_name(x):
+    return backend_of(x).__name__.rsplit(".", 1)[-1]
+
+
 def check_tangent(p, t, where, fname="jvp"):
-    """A tangent must match its primal's shape and dtype (None: zero)."""
+    """A tangent must match its primal's backend, shape and dtype; an
+    integer or boolean primal has no tangent space: its tangent is None (a
+    symbolic zero) or a float0 array, as in JAX. Returns the tangent, None
+    for a zero."""
     if t is None:
         return None
+    if is_float0(t):
+        if tuple(t.shape) != tuple(p.shape):
+            raise ValueError(f"{fname}: {where} has shape {tuple(t.shape)}, but its primal has "
+                             f"shape {tuple(p.shape)}; tangents must match their primals")
+        if is_inexact(p.dtype):
+            raise TypeError(f"{fname}: {where} is a float0 array, but its primal has dtype "
+                            f"{p.dtype}; a floating primal needs a tangent of its own dtype")
+        return None
     t = as_primal(t, fname, where)
+    try:
+        namespace(_peel(p), _peel(t))
+    except TypeError:
+        raise TypeError(f"{fname}: {where} is a {_backend_name(t)} array, but its primal is a "
+                        f"{_backend_name(p)} array; a tangent must be an array of its "
+                        f"primal's backend (convert it with {_backend_name(p)}'s asarray)"
+                        ) from None
     if tuple(t.shape) != tuple(p.shape):
         raise ValueError(f"{fname}: {where} has shape {tuple(t.shape)}, but its primal has "
                          f"shape {tuple(p.shape)}; tangents must match their primals")
     if not is_inexact(p.dtype):
-        return None                       # integer inputs have no tangent
+        # NB: as JAX, never a silent zero derivative for an integer primal
+        raise TypeError(f"{fname}: {where} has dtype {t.dtype}, but its primal has dtype "
+                        f"{p.dtype}: an integer or boolean primal has no tangent. Pass None "
+                        f"(or a float0 array, jax.dtypes.float0) as its tangent, close over "
+                        f"it instead, or convert the primal to a float dtype")
     if t.dtype != p.dtype:
         raise TypeError(f"{fname}: {where} has dtype {t.dtype}, but its primal has dtype "
                         f"{p.dtype}; tangents must match their primals")
     return t
+
+
+def tangents_like(in_tree, tangents, fname):
+    """The flat tangents, one per leaf of the primals' structure ``in_tree``
+    (a None in a leaf's place is a symbolic zero); a TypeError, as JAX's,
+    when the structures differ."""
+    try:
+        flat = in_tree.flatten_up_to(tuple(tangents))
+        if all(t is None or _tree.structure(t).num_nodes == 1 for t in flat):
+            return flat
+    except (ValueError, TypeError):
+        pass
+    t_tree = _tree.structure(tuple(tangents))
+    raise TypeError(f"{fname}: the tangents have structure {t_tree}, but the primals "
+                    f"have {in_tree}; they must have the same structure")
+
+
+def _peel(x):
+    while isinstance(x, Tracer):
+        x = x.primal
+    return x
 
 
 def lower_out(trace, o):
@@ -215,6 +299,12 @@ def flatten_fun(fun, in_tree, store, fname, has_aux=False, args=None, nums=None,
     With ``nums``, the leaves replace ``args[nums]`` (the other arguments and
     ``kwargs`` are passed as they are). ``store`` receives the output tree
     (``"tree"``) and, with ``has_aux``, the aux value (``"aux"``)."""
+    if nums is not None:
+        # the arguments that are not differentiated reach user code as they
+        # are: read-only views (``frozen``), made once
+        args = [a if i in nums else _tree.map(frozen, a) for i, a in enumerate(args)]
+        kwargs = _tree.map(frozen, kwargs) if kwargs else kwargs
+
     def f_flat(*xs):
         if nums is None:
             call = _tree.unflatten(in_tree, xs)

@@ -15,15 +15,16 @@ from __future__ import annotations
 import functools
 import inspect
 
-from ..core import LinearRead, Primitive, Tracer, bind, active_level
+from ..core import LeakedTracerError, LinearRead, Primitive, Tracer, bind, active_level
 from ..backends import is_inexact
+from ..program import Var, stage
 from .. import numpy as xnp
 from .. import tree as _tree
 from .vjp import vjp_flat, backward_pass
 from ._api import fresh, warn_fallback
 
 __all__ = ["Spec", "UserSpec", "CustomFunction", "call_primitive", "bind_call", "positional",
-           "transpose_linear", "touches", "is_value", "zeros", "inexact", "DYN"]
+           "transpose_linear", "nonlinear_use", "touches", "is_value", "zeros", "inexact", "DYN"]
 
 
 def is_value(x):
@@ -183,8 +184,100 @@ def transpose_linear(lin, at, cts):
         return _transpose_by_basis(lin, at, cts)
     trace.linear = False
     seeds = [(nd, c) for nd, c in zip(out_nodes, cts) if nd is not None and c is not None]
-    res = backward_pass(trace.tape, trace.n, seeds, consume=True, sites=trace.sites)
+    try:
+        res = backward_pass(trace.tape, trace.n, seeds, consume=True, sites=trace.sites)
+    except LeakedTracerError:
+        # a rule that keeps values of the finished trace for its backward
+        # pass (a custom_vjp inside ``lin`` whose fwd differentiates a
+        # closure over them: the implicit fixed point of JAX's custom-rules
+        # guide): apply ``lin`` to each basis vector instead
+        return _transpose_by_basis(lin, at, cts)
     return [res[nd] if nd is not None else None for nd in in_nodes]
+
+
+def nonlinear_use(lin, at):
+    """The first equation at which ``lin`` (flat arrays like ``at`` -> flat
+    list) is not linear in its inputs, or None. ``lin`` is staged into a
+    Program at a nonzero point; an equation is linear in the values that
+    depend on the inputs when its primitive is declared ``linear`` (in its
+    differentiable arguments) or ``bilinear`` (with one such argument), or,
+    for any other primitive, when it passes a check of additivity and
+    homogeneity at inputs whose magnitudes span 1e-4..1e4 (``divide`` by a
+    constant, ``solve`` for a right-hand side). An equation whose result is
+    not floating (a comparison) is not linear; a value that reaches no
+    output (read by Python control flow only, as a solver's convergence
+    test) is not looked at. Anything that can't be
+    decided (staging raises, the check meets traced values) counts as
+    linear: the transpose then goes ahead as before."""
+    point = [xnp.full_like(a, _POINT) if is_inexact(a.dtype) else a for a in at]
+    try:
+        # pruned: a value only read by Python control flow (a solver's
+        # convergence test on g) does not reach the outputs
+        program = stage(lambda *g: list(lin(*g)), point)[0].prune()
+    except Exception:        # noqa: BLE001 (no verdict; transpose_linear reports)
+        return None
+    dep = {v for v in program.in_vars if v is not None}     # values that depend on the input
+    for e in program.eqns:
+        where = [k for k, x in enumerate(e.ins) if type(x) is Var and x in dep]
+        if not where:
+            continue
+        outs = [o for o in e.outs if o is not None]
+        if any(not is_inexact(o.dtype) for o in outs):
+            return e
+        p = e.prim
+        if p.linear:
+            ok = not any(k in (p.nondiff or ()) for k in where)
+        elif p.bilinear:
+            ok = len(where) == 1
+        else:
+            ok = _passes_linearity_check(e, where, point[0])
+        if not ok:
+            return e
+        dep.update(outs)
+    return None
+
+
+def _sample(var, like, seed):
+    """Deterministic values of ``var``'s shape and dtype, magnitudes from
+    1e-4 to 1e4 with both signs (no numpy: on ``like``'s backend)."""
+    n = 1
+    for d in var.shape:
+        n *= d
+    k = xnp.arange(n, device=xnp._device_of(like)) * 1.0 + seed
+    u = xnp.sin(k * 12.9898) * 43758.5453
+    u = u - xnp.floor(u)
+    w = xnp.sin(k * 78.233) * 12345.6789
+    w = w - xnp.floor(w)
+    v = xnp.where(w < 0.5, -1.0, 1.0) * 10.0 ** (8.0 * u - 4.0)
+    return xnp.reshape(xnp.astype(v, var.dtype), tuple(var.shape))
+
+
+def _passes_linearity_check(e, where, like):
+    """``e`` maps its arguments at ``where`` linearly (the others fixed):
+    ``e(a u + w) == a e(u) + e(w)`` at sampled ``u``, ``w``."""
+    def run(vals):
+        ins = list(e.ins)
+        for k, v in zip(where, vals):
+            ins[k] = v
+        r = bind(e.prim, *ins, **e.params)
+        return list(r) if e.multi else [r]
+    try:
+        u = [_sample(e.ins[k], like, 1.0 + 7 * i) for i, k in enumerate(where)]
+        w = [_sample(e.ins[k], like, 3.0 + 7 * i) for i, k in enumerate(where)]
+        a = -2.75
+        lhs = run([a * x + y for x, y in zip(u, w)])
+        ru, rw = run(u), run(w)
+        for left, fu, fw in zip(lhs, ru, rw):
+            if left is None or isinstance(left, Tracer) or not is_inexact(left.dtype):
+                continue
+            right = a * fu + fw
+            scale = xnp.abs(a * fu) + xnp.abs(fw)
+            tol = 1e-3 if xnp.finfo(left.dtype).eps > 1e-10 else 1e-8
+            if not bool(xnp.all(xnp.abs(left - right) <= tol * scale + 1e-30)):
+                return False
+    except Exception:        # noqa: BLE001 (traced constants, a domain error: no verdict)
+        return True
+    return True
 
 
 def _transpose_by_basis(lin, at, cts):

@@ -5,7 +5,11 @@ backward pass recomputes the rest under ``vjp``. With a saving policy
 (``xgrad.checkpoint_policies``) the forward run is staged into a
 ``Program``; the policy decides per equation what is saved, and the
 recomputation evaluates the Program with the saved equations' values handed
-in (their derivative rules still run, their computation does not). Forward
+in (their derivative rules still run, their computation does not). Under
+``vjp``, whose ``vjp_fn`` outlives the call, the forward run is staged too
+(with copies of the arrays ``fun`` closes over) and ``vjp_fn`` replays it,
+so a later write into a closed-over weight leaves its cotangent unchanged;
+a function that closes over traced values is re-run instead. Forward
 mode and vmap produce a new checkpointed call of ``jvp(fun)`` /
 ``vmap(fun)``, so rematerialisation survives any nesting.
 """
@@ -18,7 +22,7 @@ from ..program import Var, eval_program, stage
 from ..rules._batching import move_to_front, moveaxis
 from ..rules.markers import checkpoint_name_p
 from .. import tree as _tree
-from ._api import fresh
+from ._api import fresh, fresh_once
 from ._call import Spec, bind_call, call_primitive, inexact, positional, touches, zeros
 from . import checkpoint_policies
 from .jvp import JVPTracer, jvp_flat
@@ -111,7 +115,14 @@ class _RematSpec(Spec):
         # a saving policy stages the forward run into a Program and keeps the
         # outputs of the equations it saves; only on concrete arguments: under
         # an outer transform the saved values would be that transform's tracers
-        staged = self.policy is not None and not any(isinstance(p, Tracer) for p in primals)
+        # Under vjp (whose vjp_fn outlives the call: trace.copies) the
+        # forward run is staged too, with copies of the plain arrays fun
+        # closes over: the recomputation replays it, so a later write into a
+        # closed-over weight can't change the cotangent (as JAX's immutable
+        # arrays can't change)
+        own = trace.copies is not None
+        staged = ((self.policy is not None or own)
+                  and not any(isinstance(p, Tracer) for p in primals))
         # tracers of this trace that fun closes over (a network's parameters)
         # are captured during the forward run (nothing is recorded meanwhile)
         # and become inputs of the recomputation (closure conversion), so they
@@ -119,8 +130,10 @@ class _RematSpec(Spec):
         prev, trace.capture = trace.capture, {}
         try:
             if staged:
-                program, o_flat, st = stage(lambda *fl: self.impl(fl), list(primals),
-                                            save=self.policy)
+                copies = trace.copies
+                program, o_flat, st = stage(
+                    lambda *fl: self.impl(fl), list(primals), save=self.policy,
+                    const=(lambda a: fresh_once(copies, a)) if own else None)
                 # NB: a nested call closing over a value of fun (opaque) can't
                 # be replayed: fun runs again, and nothing is saved
                 saved = None if st.opaque else _through_names(program, st.saved)

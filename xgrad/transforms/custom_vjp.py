@@ -5,7 +5,10 @@ cotangent per differentiable argument (None for zero). NB: unlike JAX,
 forward mode works too (so do ``jacfwd`` and ``hessian``): ``bwd`` is linear
 in ``g``, so ``J v`` is the VJP of ``g -> bwd(res, g)`` applied to ``v``. That
 needs ``bwd`` written with ``xgrad.numpy``; the forward-mode derivative then
-follows the custom rule, not the primal code. Under ``vmap`` a call becomes a
+follows the custom rule, not the primal code. A ``bwd`` that is not linear
+in ``g`` (JAX's ``clip_gradient``) defines no Jacobian: forward mode checks
+the staged ``bwd`` (``_call.nonlinear_use``) and raises a TypeError rather
+than give a derivative that disagrees with reverse mode. Under ``vmap`` a call becomes a
 custom_vjp call of the vmapped functions (JAX's approach), so the custom rule
 still applies to the batched function.
 """
@@ -15,8 +18,8 @@ from ..rules._batching import move_to_front
 from .. import numpy as xnp
 from .. import tree as _tree
 from ._api import fresh, fresh_tree
-from ._call import (DYN, CustomFunction, UserSpec, call_primitive, inexact, is_value, touches,
-                    transpose_linear, zeros)
+from ._call import (DYN, CustomFunction, UserSpec, call_primitive, inexact, is_value,
+                    nonlinear_use, touches, transpose_linear, zeros)
 from .jvp import JVPTracer
 from .vmap import BatchTracer, vmap
 
@@ -105,7 +108,19 @@ class _VJPSpec(UserSpec):
             cts = self._bwd(res, full, primals)
             return [c if c is not None else zeros(p) for c, p in zip(cts, primals)]
         t_in = [t if t is not None else zeros(p) for t, p in zip(tangents, primals)]
-        t_out = transpose_linear(bwd_lin, [zeros(o_flat[i]) for i in diff], t_in)
+        at = [zeros(o_flat[i]) for i in diff]
+        bad = nonlinear_use(bwd_lin, at)
+        if bad is not None:
+            # NB: never a second answer: bwd's transpose would be a Jacobian
+            # that reverse mode (bwd itself, at the given g) does not give
+            raise TypeError(
+                f"forward mode (jvp, jacfwd, hessian) through custom_vjp function "
+                f"{self.name}: its bwd is not linear in the cotangent g (it applies "
+                f"{bad.prim.name} to a value computed from g, as a gradient clip does), so it "
+                f"defines no Jacobian to transpose. Differentiate it in reverse mode only "
+                f"(grad, vjp, jacrev), or give it a custom_jvp rule, or move the "
+                f"nonlinearity out of bwd")
+        t_out = transpose_linear(bwd_lin, at, t_in)
         out = list(o_flat)
         for i, t in zip(diff, t_out):
             out[i] = JVPTracer(trace, o_flat[i], t if t is not None else zeros(o_flat[i]))

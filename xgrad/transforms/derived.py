@@ -15,7 +15,8 @@ from ..backends import backend_of, is_inexact, is_complex
 from .jvp import jvp
 from .vjp import vjp_owning, grad
 from .vmap import map_basis
-from ._api import diff_args, flatten_fun, instantiate, repeat
+from ._api import (as_primal, check_diff_input, diff_args, flatten_fun, frozen, instantiate,
+                   repeat)
 
 __all__ = ["jacfwd", "jacrev", "hessian", "hvp"]
 
@@ -87,7 +88,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
             outs, cols = map_basis(push, basis, "jacfwd")           # (N, *out_o)
             outs = [o[0, ...] for o in outs]
         if outs is None or has_aux:
-            outs = f_flat(*flat)
+            outs = f_flat(*[frozen(x) for x in flat])
         aux = store.get("aux")
         outs = [instantiate(o) for o in outs]
         if not sum(sizes):
@@ -168,7 +169,8 @@ def hessian(fun, argnums=0, has_aux=False):
 def hvp(fun, primals, tangents):
     """Hessian-vector product w.r.t. the first argument, forward-over-reverse:
     ``jvp(grad(fun), primals, tangents)[1]`` with the other arguments held
-    fixed. Never forms the Hessian.
+    fixed. Never forms the Hessian. ``tangents`` holds exactly one tangent
+    (for ``primals[0]``): more is a TypeError, not silently dropped.
 
     >>> import xgrad, xgrad.numpy as xnp
     >>> f = lambda w: w[0] ** 2 * xnp.sin(w[1])
@@ -177,8 +179,19 @@ def hvp(fun, primals, tangents):
     """
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("hvp: primals and tangents must be tuples or lists")
-    if not primals or len(tangents) < 1:
-        raise ValueError("hvp: need at least one primal and its tangent")
+    if not primals:
+        raise TypeError("hvp: need at least one primal")
+    if len(tangents) != 1:
+        # NB: the tangent is for the first argument only (the others are held
+        # fixed): a tangent per argument would be silently dropped
+        raise TypeError(f"hvp: {len(primals)} primal(s) and {len(tangents)} tangents; hvp "
+                        f"differentiates with respect to primals[0] only, so tangents must "
+                        f"hold exactly one tangent, structured like primals[0] (for tangents "
+                        f"of every argument use jvp(grad(fun, argnums), primals, tangents))")
+    leaves, p_tree = _tree.flatten(primals[0])
+    for i, x in enumerate(leaves):
+        check_diff_input(as_primal(x, "hvp", f"primals[0]{_tree.path_str(p_tree, i)}"), "hvp",
+                         f"primals[0]{_tree.path_str(p_tree, i)}")
     rest = tuple(primals[1:])
     g = grad(lambda x: fun(x, *rest))
     return jvp(g, (primals[0],), (tangents[0],))[1]

@@ -11,7 +11,8 @@ from ..core import Trace, Tracer, bind, new_main
 from ..backends import is_inexact
 from .. import numpy as xnp
 from .. import tree as _tree
-from ._api import as_primal, check_tangent, flatten_fun, instantiate, lower_out, nan_safe_result
+from ._api import (as_primal, check_tangent, flatten_fun, frozen, instantiate, lower_out, nan_safe_result,
+                   tangents_like)
 
 __all__ = ["JVPTrace", "JVPTracer", "jvp", "jvp_flat"]
 
@@ -112,7 +113,7 @@ def jvp_flat(f_flat, primals, tangents):
 
 def _jvp_flat(f_flat, primals, tangents):
     with new_main(JVPTrace) as trace:
-        ins = [p if t is None else JVPTracer(trace, p, t)
+        ins = [frozen(p) if t is None else JVPTracer(trace, p, t)
                for p, t in zip(primals, tangents)]
         outs = f_flat(*ins)
         pairs = [lower_out(trace, o) for o in outs]
@@ -125,7 +126,10 @@ def jvp(fun, primals, tangents, has_aux=False):
     Args:
       fun: function of ``len(primals)`` positional arguments (pytrees of arrays).
       primals: tuple or list of the point at which to differentiate.
-      tangents: tuple or list with the same structure, shapes and dtypes.
+      tangents: tuple or list with the same structure, shapes and dtypes (and
+        backend). An integer or boolean primal has no tangent: its tangent is
+        None (a symbolic zero) or a ``jax.dtypes.float0`` array, as in JAX;
+        any other tangent for it is a TypeError, never a silent zero.
       has_aux: ``fun`` returns ``(out, aux)``; aux is returned undifferentiated.
 
     Returns:
@@ -139,12 +143,12 @@ def jvp(fun, primals, tangents, has_aux=False):
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("jvp: primals and tangents must be tuples or lists "
                         f"(got {type(primals).__name__} and {type(tangents).__name__})")
+    # structure mismatches are TypeErrors, as in JAX
     if len(primals) != len(tangents):
-        raise ValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
+        raise TypeError(f"jvp: {len(primals)} primals but {len(tangents)} tangents; primals "
+                        f"and tangents must have the same structure")
     p_flat, in_tree = _tree.flatten(tuple(primals))
-    t_flat, t_tree = _tree.flatten(tuple(tangents))
-    if t_tree != in_tree:
-        raise ValueError(f"jvp: tangents have structure {t_tree}, primals {in_tree}")
+    t_flat = tangents_like(in_tree, tangents, "jvp")
     p_flat = [as_primal(p, "jvp", f"primals{_tree.path_str(in_tree, i)}") for i, p in enumerate(p_flat)]
     t_flat = [check_tangent(p, t, f"tangents{_tree.path_str(in_tree, i)}")
               for i, (p, t) in enumerate(zip(p_flat, t_flat))]

@@ -19,7 +19,8 @@ from ..backends import is_inexact
 from ..program import StageTrace, StageTracer, eval_program
 from .. import numpy as xnp
 from .. import tree as _tree
-from ._api import as_primal, check_tangent, flatten_fun, fresh, fresh_once, instantiate
+from ._api import (as_primal, check_tangent, flatten_fun, fresh, fresh_once, instantiate,
+                   tangents_like)
 from .jvp import jvp_flat
 
 __all__ = ["linearize"]
@@ -43,7 +44,7 @@ def linearize(fun, *primals):
     flat = [as_primal(x, "linearize", f"primals{_tree.path_str(in_tree, i)}")
             for i, x in enumerate(flat)]
     # f_jvp owns its residuals: the caller may write its arguments later
-    flat = [fresh(x) if is_inexact(x.dtype) else x for x in flat]
+    flat = [fresh(x) for x in flat]
     store = {}
     f_flat = flatten_fun(fun, in_tree, store, "linearize")
     # f_jvp outlives the call: the plain arrays the Program keeps (arrays fun
@@ -59,16 +60,17 @@ def linearize(fun, *primals):
         program = st.program(in_vars, t_outs).prune()
     copies = None
     out_tree = store["tree"]
-    outs = [fresh(instantiate(o)) for o in outs]
+    # a call primitive (checkpoint) binds its primal and tangent outputs in
+    # one staged equation: a primal output is then a staged value holding
+    # the primal value (the tangents are shadows), never returned as such
+    outs = [fresh(instantiate(o.primal if type(o) is StageTracer and o._trace is st else o))
+            for o in outs]
 
     def f_jvp(*tangents):
         if len(tangents) != len(primals):
             raise TypeError(f"f_jvp: expected {len(primals)} tangent(s), one per primal, "
                             f"got {len(tangents)}")
-        t_flat, t_tree = _tree.flatten(tuple(tangents))
-        if t_tree != in_tree:
-            raise ValueError(f"f_jvp: the tangents have structure {t_tree}, but the primals "
-                             f"have {in_tree}")
+        t_flat = tangents_like(in_tree, tangents, "f_jvp")
         t_flat = [check_tangent(p, t, f"tangents{_tree.path_str(in_tree, i)}", "f_jvp")
                   for i, (p, t) in enumerate(zip(flat, t_flat))]
         t_flat = [xnp._zeros_like(p) if t is None and v is not None else t

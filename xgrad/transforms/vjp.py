@@ -32,7 +32,7 @@ from ..backends import type_namespaces as _type_namespaces
 from .. import numpy as xnp
 from .. import tree as _tree
 from ..rules._cotangent import Scattered, accumulate as _acc, dense as _dense
-from ._api import (Named, as_primal, diff_args, flatten_fun, fresh, fresh_once, instantiate,
+from ._api import (Named, as_primal, diff_args, flatten_fun, fresh, fresh_once, frozen, instantiate,
                    lower_out, nan_safe_result, repeat)
 
 __all__ = ["VJPTrace", "VJPTracer", "vjp", "grad", "value_and_grad",
@@ -640,7 +640,7 @@ def vjp_flat(f_flat, primals, captured=(), own=False):
     with new_main(VJPTrace) as trace:
         if own:
             trace.copies = {}
-        ins = [trace.new_input(p) if is_inexact(p.dtype) else p for p in primals]
+        ins = [trace.new_input(p) if is_inexact(p.dtype) else frozen(p) for p in primals]
         # read the nodes now: `x[i] = v` inside f_flat rebinds the tracer objects
         in_nodes = [x.node if isinstance(x, VJPTracer) else None for x in ins]
         saved = [(c.__class__, c._trace, c.primal, c._data) for c, _ in captured]
@@ -676,7 +676,9 @@ def vjp(fun, *primals, has_aux=False):
     Returns:
       ``(out, vjp_fn)`` or ``(out, vjp_fn, aux)``. ``vjp_fn(cotangent)`` takes
       a cotangent structured like ``out`` and returns a tuple with one
-      cotangent per primal. It may be called any number of times.
+      cotangent per primal. It may be called any number of times. NB: the
+      cotangent of an integer or boolean primal is zeros of that primal's
+      own dtype (JAX: ``float0`` zeros, which not every backend has).
 
     >>> import xgrad, xgrad.numpy as xnp
     >>> y, f_vjp = xgrad.vjp(xnp.sin, 0.0)
@@ -698,8 +700,7 @@ def vjp_owning(fun, primals, has_aux=False, own=False):
     # into the returned outputs later, so the tape sees copies of both (and
     # of closed-over arrays: VJPTrace._own)
     if own:
-        outs, out_nodes, in_nodes, trace = vjp_flat(
-            f_flat, [fresh(x) if is_inexact(x.dtype) else x for x in flat], own=True)
+        outs, out_nodes, in_nodes, trace = vjp_flat(f_flat, [fresh(x) for x in flat], own=True)
         outs = [fresh(instantiate(o)) for o in outs]
     else:
         outs, out_nodes, in_nodes, trace = vjp_flat(f_flat, flat)
