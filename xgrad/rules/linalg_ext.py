@@ -325,6 +325,22 @@ def _gap_inverse(d):
     return xnp.divide(1.0 - e, xnp.add(d, e))
 
 
+def _times_nz(f, x):
+    """``f * x`` where ``x`` is nonzero, 0 where it is zero: a zero entry of a
+    cotangent contributes nothing, even against an infinite ``f`` (a
+    repeated eigenvalue's gap). So a function of the eigenvalues (or
+    singular values) alone gets its finite gradient at a degenerate matrix,
+    as under JAX, whose eigenvector cotangent is a symbolic zero there; a
+    nonzero eigenvector cotangent still meets the infinity (the eigenvectors
+    are not differentiable there)."""
+    return xnp.where(xnp.equal(x, 0.0), 0.0, xnp.multiply(f, x))
+
+
+def _div_nz(x, s):
+    """``x / s``, 0 where ``x`` is zero (also where ``s`` is)."""
+    return xnp.where(xnp.equal(x, 0.0), 0.0, xnp.divide(x, s))
+
+
 def _eig_f(w):
     # F_ij = 1 / (w_j - w_i): infinite for repeated eigenvalues
     return _gap_inverse(xnp.subtract(xnp.expand_dims(w, axis=-2), xnp.expand_dims(w, axis=-1)))
@@ -350,7 +366,7 @@ def _eigh_vjp(outs, a):
     def vjp(gs):
         gw, gv = gs
         # conj(V) (diag(gw) + F o (V^T gv)) V^T
-        inner = xnp.add(_diag_embed(gw), xnp.multiply(f, _mm(_mT(v), gv)))
+        inner = xnp.add(_diag_embed(gw), _times_nz(f, _mm(_mT(v), gv)))
         return _mm(_mm(vc, inner), _mT(v))
     return vjp
 
@@ -439,17 +455,17 @@ def _svd_vjp(outs, a, *, full_matrices):
         j = _mm(_mH(u), gu)
         k = _mm(vh, gv)
         d = xnp.add(_diag_embed(g_s),
-                    xnp.add(xnp.multiply(xnp.multiply(f, xnp.subtract(j, _mH(j))), sr),
-                            xnp.multiply(sc, xnp.multiply(f, xnp.subtract(k, _mH(k))))))
+                    xnp.add(xnp.multiply(_times_nz(f, xnp.subtract(j, _mH(j))), sr),
+                            xnp.multiply(sc, _times_nz(f, xnp.subtract(k, _mH(k))))))
         if _cplx(a):
             d = xnp.add(d, _diag_embed(xnp.multiply(_i_imag(_diag(j)), _recip0(s))))
         out = _mm(_mm(u, d), vh)
         if m > n:
             gu_perp = xnp.subtract(gu, _mm(u, _mm(_mH(u), gu)))
-            out = xnp.add(out, _mm(xnp.divide(gu_perp, sr), vh))
+            out = xnp.add(out, _mm(_div_nz(gu_perp, sr), vh))
         if n > m:
             gv_perp = xnp.subtract(gv, _mm(v, _mm(vh, gv)))
-            out = xnp.add(out, _mm(u, xnp.divide(_mH(gv_perp), sc)))
+            out = xnp.add(out, _mm(u, _div_nz(_mH(gv_perp), sc)))
         return out
     return _conj_vjp(adjoint)
 
@@ -602,7 +618,7 @@ def _eig_vjp(outs, a):
         gb = xnp.negative(xnp.divide(_i_imag(gc), vk))
         gu = xnp.add(gv, xnp.add(xnp.multiply(xnp.conj(v), xnp.expand_dims(ga, axis=-2)),
                                  xnp.multiply(mask, xnp.expand_dims(gb, axis=-2))))
-        gp = xnp.add(_diag_embed(gw), xnp.multiply(f, _mm(vt, gu)))
+        gp = xnp.add(_diag_embed(gw), _times_nz(f, _mm(vt, gu)))
         return _solve(vt, _mm(gp, vt))
     return vjp
 
