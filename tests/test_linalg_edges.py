@@ -89,3 +89,112 @@ def test_eigenvector_derivatives_stay_infinite_at_repeated_eigenvalues(jax):
     _same(ours[0], theirs[0])
     _same(ours[1], theirs[1])
     assert not np.all(np.isfinite(g))
+
+
+# ----- determinants at singular matrices -----
+
+def _det_hessian_fd(m, h=1e-4):
+    """Second differences of numpy's det (exact for 2x2: det is quadratic)."""
+    n = m.size
+    out = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            e = np.zeros(n)
+            e[i] = h
+            f = np.zeros(n)
+            f[j] = h
+            e, f = e.reshape(m.shape), f.reshape(m.shape)
+            d = np.linalg.det
+            out[i, j] = (d(m + e + f) - d(m + e - f) - d(m - e + f) + d(m - e - f)) / (4 * h * h)
+    return out.reshape(m.shape * 2)
+
+
+SINGULAR = {
+    "zero2": np.zeros((2, 2)),
+    "rank1_2": np.outer([1.0, 2.0], [1.0, 2.0]),
+    "zero3": np.zeros((3, 3)),
+    "rank1_3": np.outer([1.0, 2.0, 3.0], [1.0, -1.0, 2.0]),
+    "rank2_3": np.diag([1.0, 2.0, 0.0]),
+}
+
+
+@pytest.mark.parametrize("mat", sorted(SINGULAR))
+def test_det_hessian_is_the_cofactor_hessian_at_singular_matrices(mat):
+    a = SINGULAR[mat]
+    want = _det_hessian_fd(a)
+    for how in (xgrad.hessian, lambda f: xgrad.jacrev(xgrad.jacrev(f)),
+                lambda f: xgrad.jacfwd(xgrad.jacfwd(f))):
+        np.testing.assert_allclose(np.asarray(how(xnp.linalg.det)(a)), want, atol=1e-7)
+    # first order: the transposed adjugate (a finite number everywhere)
+    g = np.asarray(xgrad.grad(xnp.linalg.det)(a))
+    assert np.all(np.isfinite(g))
+
+
+@pytest.mark.parametrize("mat", sorted(SINGULAR))
+def test_det_hessian_matches_jax_at_singular_matrices(jax, mat):
+    import jax.numpy as jnp
+    a = SINGULAR[mat]
+    np.testing.assert_allclose(np.asarray(xgrad.hessian(xnp.linalg.det)(a)),
+                               np.asarray(jax.hessian(jnp.linalg.det)(a)), atol=1e-10)
+    hb = xgrad.vmap(xgrad.hessian(xnp.linalg.det))(np.stack([a, a + np.eye(a.shape[0])]))
+    np.testing.assert_allclose(np.asarray(hb),
+                               np.asarray(jax.vmap(jax.hessian(jnp.linalg.det))(
+                                   np.stack([a, a + np.eye(a.shape[0])]))), atol=1e-10)
+
+
+def test_det_third_derivative_matches_jax_at_an_invertible_matrix(jax):
+    import jax.numpy as jnp
+    a = np.random.default_rng(0).normal(size=(3, 3))
+    want = np.asarray(jax.jacfwd(jax.hessian(jnp.linalg.det))(a))
+    np.testing.assert_allclose(np.asarray(xgrad.jacfwd(xgrad.hessian(xnp.linalg.det))(a)), want,
+                               atol=1e-12)
+    third = xgrad.jacrev(xgrad.jacrev(xgrad.jacrev(xnp.linalg.det)))(a)
+    np.testing.assert_allclose(np.asarray(third), want, atol=1e-12)
+
+
+def test_complex_det_hessian_vector_product_matches_jax_at_a_singular_matrix(jax):
+    import jax.numpy as jnp
+    rng = np.random.default_rng(1)
+    a = np.outer([1, 2j, 3], [1, 1, 2 + 1j])
+    t = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
+    ours = xgrad.jvp(xgrad.grad(lambda m: xnp.real(xnp.linalg.det(m))), (a,), (t,))[1]
+    theirs = jax.jvp(jax.grad(lambda m: jnp.real(jnp.linalg.det(m))), (a,), (t,))[1]
+    np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), atol=1e-12)
+
+
+# ----- solve, inv, cholesky at singular matrices: jax's inf/nan, not an error -----
+
+_SINGULAR_BATCH = np.stack([np.eye(3), np.diag([1.0, 0.0, 2.0]), np.zeros((3, 3))])
+
+
+@pytest.mark.parametrize("mat", sorted(SINGULAR) + ["batch"])
+def test_solve_inv_cholesky_return_jax_values_at_singular_matrices(jax, xp, mat):
+    import jax.numpy as jnp
+    from conftest import from_np, to_np
+    a = _SINGULAR_BATCH if mat == "batch" else SINGULAR[mat]
+    b = np.ones(a.shape[:-1] + (2,))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        pairs = [
+            (xnp.linalg.inv(from_np(xp, a)), jnp.linalg.inv(a)),
+            (xnp.linalg.solve(from_np(xp, a), from_np(xp, b)), jnp.linalg.solve(a, b)),
+            (xnp.linalg.cholesky(from_np(xp, a)), jnp.linalg.cholesky(a)),
+            (xnp.linalg.cholesky(from_np(xp, a), upper=True), jnp.linalg.cholesky(a, upper=True)),
+            (xgrad.grad(lambda m: xnp.sum(xnp.linalg.inv(m)))(from_np(xp, a)),
+             jax.grad(lambda m: jnp.sum(jnp.linalg.inv(m)))(a)),
+        ]
+    for ours, theirs in pairs:
+        _same(to_np(ours), theirs)
+
+
+def test_slogdet_gradient_is_not_finite_at_a_singular_matrix():
+    """log|det| has no derivative at a singular matrix: an inf/nan
+    gradient (as jax's), not a LinAlgError and not a finite number."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for a in SINGULAR.values():
+            g = np.asarray(xgrad.grad(lambda m: xnp.linalg.slogdet(m)[1])(a))
+            assert not np.all(np.isfinite(g))
+        g = np.asarray(xgrad.grad(lambda m: xnp.sum(xnp.linalg.slogdet(m)[1]))(_SINGULAR_BATCH))
+    np.testing.assert_allclose(g[0], np.eye(3))
+    assert not np.all(np.isfinite(g[1])) and not np.all(np.isfinite(g[2]))
