@@ -192,3 +192,21 @@ def test_errors_name_the_argument():
         xnp.interp(V, XS, V[:3])
     with pytest.raises(ValueError, match="edge_order"):
         xnp.gradient(V, edge_order=3)
+
+
+def test_std_of_one_entry_has_derivative_zero():
+    """The deviation of one entry is identically 0: its derivative is 0 in
+    every mode (a deliberate difference from jax, whose grad is nan)."""
+    import xgrad
+    import xgrad.numpy as xnp
+    assert float(xgrad.grad(xnp.std)(3.5)) == 0.0
+    assert float(xgrad.grad(xnp.var)(3.5)) == 0.0
+    assert float(xgrad.hessian(xnp.std)(3.5)) == 0.0
+    assert float(xgrad.jvp(xnp.std, (3.5,), (1.0,))[1]) == 0.0
+    g = xgrad.grad(lambda x: xnp.sum(xnp.std(x, axis=1)))(np.ones((2, 1)))
+    np.testing.assert_array_equal(np.asarray(g), np.zeros((2, 1)))
+    np.testing.assert_array_equal(np.asarray(xgrad.vmap(xgrad.grad(xnp.std))(np.ones(3))), np.zeros(3))
+    np.testing.assert_array_equal(np.asarray(xgrad.jit(xgrad.grad(xnp.std))(3.5)), 0.0)
+    # the value is unchanged (nan for an infinite entry), and more entries differentiate as before
+    assert np.isnan(float(xnp.std(np.inf)))
+    np.testing.assert_allclose(np.asarray(xgrad.grad(xnp.std)(np.array([1.0, 2.0]))), [-0.5, 0.5])

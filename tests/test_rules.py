@@ -483,6 +483,13 @@ def _la(ns):
     return xnp.linalg if ns is xnp else ns.linalg
 
 
+def _grad_of(ns, f):
+    if ns is xnp:
+        return xgrad.grad(f)
+    import jax
+    return jax.grad(f)
+
+
 def _sg(ns, x):
     if ns is xnp:
         return xgrad.stop_gradient(x)
@@ -562,6 +569,9 @@ def _linalg_ext_cases():
           consts=c),
         C("linalg.det", ("det", "adjugate"), la(lambda L, ns, c, a: L.det(a)), (3, 3)),
         C("linalg.det[batched,2x2]", ("det", "adjugate"), la(lambda L, ns, c, a: L.det(a)), (4, 2, 2)),
+        # det's gradient (the transposed adjugate), so that its derivative is tested
+        C("linalg.det.grad", ("adjugate", "adjugate_dot"),
+          lambda ns, c, a: _grad_of(ns, lambda m: _la(ns).det(m))(a), (3, 3)),
         C("linalg.slogdet.logabsdet", "slogdet", la(lambda L, ns, c, a: L.slogdet(_well(ns, c, a))[1]),
           (3, 3), consts=c),
         C("linalg.slogdet[batched]", "slogdet", la(lambda L, ns, c, a: L.slogdet(a)[1]), (2, 3, 3)),

@@ -246,6 +246,9 @@ case("svd", lambda ns, a: tuple(ns.abs(m) for m in ns.linalg.svd(a, full_matrice
      rtol=1e-8)
 case("adjugate", lambda ns, a: bind(RULES["adjugate"], a) if ns is xnp else
      jnp.linalg.det(a)[..., None, None] * jnp.linalg.inv(a), Arg((3, 3), "m"), rtol=1e-8)
+case("adjugate_dot", lambda ns, a, e: bind(RULES["adjugate_dot"], a, e) if ns is xnp else
+     jax.jvp(lambda m: jnp.linalg.det(m)[..., None, None] * jnp.linalg.inv(m), (a,), (e,))[1],
+     Arg((3, 3), "m"), Arg((3, 3)), rtol=1e-8)
 for _ax, _kd, _ord in ((None, False, 2), (1, True, 2), ((0, 1), False, 1), (0, False, 3)):
     case("vector_norm", (lambda a, k, o: lambda ns, x: ns.linalg.vector_norm(x, axis=a, keepdims=k, ord=o))(
         _ax, _kd, _ord), Arg((2, 3)), id=f"axis={_ax},keepdims={_kd},ord={_ord}", rtol=1e-9)

@@ -411,8 +411,14 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
     """Standard deviation over ``axis`` (arguments as in ``var``)."""
-    return sqrt(var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,  # noqa: F821
-                    where=where, mean=mean, correction=correction))
+    v = var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
+            where=where, mean=mean, correction=correction)
+    if where is None and mean is None and _correction("std", ddof, correction) == 0 and \
+            _count(a, _norm_axis(axis, _ndim(a))) == 1:
+        # NB: the deviation of one entry is identically 0, so its derivative
+        # is 0 (JAX: nan, sqrt's infinite slope at 0 times var's zero one)
+        v = _bind(_P["stop_gradient"], v)
+    return sqrt(v)                                                            # noqa: F821
 
 
 def _arg_reduce(p):

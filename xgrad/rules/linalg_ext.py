@@ -159,6 +159,64 @@ def stack_rule(prim, cores=(2,), expand_first=False):
 
 # ----- solve and inverse -----
 
+def _singular(e):
+    """Whether ``e`` is a backend's "singular matrix" / "not positive
+    definite" error (numpy's LinAlgError, torch's linalg.LinAlgError)."""
+    return "LinAlgError" in type(e).__name__
+
+
+def _lu_solve(xp, a, b):
+    """``a^-1 b`` by Gaussian elimination with partial pivoting (LAPACK's
+    getrf/getrs, step by step) that does not stop at a zero pivot: a
+    singular matrix gives LAPACK's inf/nan pattern, as JAX's solve and inv
+    return, where numpy raises. Only called once the backend has raised."""
+    sa, sb = tuple(a.shape[:-2]), tuple(b.shape[:-2])
+    k = max(len(sa), len(sb))
+    sa, sb = (1,) * (k - len(sa)) + sa, (1,) * (k - len(sb)) + sb
+    batch = tuple(max(i, j) for i, j in zip(sa, sb))
+    n = a.shape[-1]
+    a = xp.asarray(xp.broadcast_to(a, batch + tuple(a.shape[-2:])), copy=True)
+    b = xp.asarray(xp.broadcast_to(b, batch + tuple(b.shape[-2:])), copy=True)
+    dev = _dev(a)
+    rows = xp.arange(n, device=dev)
+    zero = xp.zeros((), dtype=a.dtype, device=dev)
+    for k in range(n):
+        piv = xp.argmax(xp.abs(a[..., k:, k]), axis=-1) + k
+        sel = (rows == piv[..., None])[..., None]            # (..., n, 1): the pivot row
+        for m in (a, b):
+            row_p = xp.sum(xp.where(sel, m, zero), axis=-2)
+            m[...] = xp.where(sel, m[..., k, None, :], m)    # row p <- row k
+            m[..., k, :] = row_p                             # row k <- row p
+        p = a[..., k, k][..., None]
+        below = (rows > k)
+        lk = xp.where(below & (p != zero), a[..., :, k] / xp.where(p == zero, 1, p), zero)
+        for m in (a, b):
+            m[...] = xp.where(below[:, None], m - lk[..., None] * m[..., k, None, :], m)
+    x = b
+    for i in range(n - 1, -1, -1):
+        s = x[..., i, :] - xp.sum(a[..., i, i + 1:, None] * x[..., i + 1:, :], axis=-2)
+        x[..., i, :] = s / a[..., i, i][..., None]
+    return x
+
+
+def _solve_impl(xp, a, b):
+    try:
+        return xp.linalg.solve(a, b)
+    except Exception as e:
+        if not _singular(e):
+            raise
+    return _lu_solve(xp, a, b)
+
+
+def _inv_impl(xp, a):
+    try:
+        return xp.linalg.inv(a)
+    except Exception as e:
+        if not _singular(e):
+            raise
+    return _lu_solve(xp, a, xp.eye(a.shape[-1], dtype=a.dtype, device=_dev(a)))
+
+
 def _solve(a, b):
     """``a^-1 b`` for stacks of matrices ``a`` (..., M, M), ``b`` (..., M, K)."""
     return bind(solve_p, a, b)
@@ -181,7 +239,7 @@ def _solve_jvp_b(b_dot, ans, a, b):
 
 
 solve_p = defprim(
-    "solve", lambda xp, a, b: xp.linalg.solve(a, b), nargs=2,
+    "solve", _solve_impl, nargs=2,
     jvp=(_solve_jvp_a, _solve_jvp_b),
     vjp=(_solve_vjp_a, _solve_vjp_b),
     batch=lambda p: stack_rule(p, (2, 2)))
@@ -197,7 +255,7 @@ def _inv_jvp(a_dot, ans, a):
 
 
 inv_p = defprim(
-    "inv", lambda xp, a: xp.linalg.inv(a), jvp=_inv_jvp,
+    "inv", _inv_impl, jvp=_inv_jvp,
     vjp=_inv_vjp, batch=stack_rule)
 
 
@@ -225,18 +283,75 @@ def _dev(x):
 
 
 def _adjugate_jvp(a_dot, ans, a):
-    # d adj = tr(S) adj - S adj, S = A^-1 dA (adj = det A^-1); a solve, so
-    # this second derivative of det is finite only at invertible A
-    s = _solve(a, a_dot)
-    return xnp.subtract(_scale(_trace(s), ans), _mm(s, ans))
+    return _adjugate_dot(a, a_dot)
 
 
 def _adjugate_vjp(ans, a):
+    # d adj is self-adjoint up to a transpose: its transpose at A is d adj at A^T
+    at = _mT(a)
+    return lambda g: _adjugate_dot(at, g)
+
+
+def _adjugate_dot_impl(xp, a, e):
+    """d adj(A)[E], finite everywhere (adj is a polynomial): with A = U S V^H
+    and E' = U^H E V, d adj(A)[E] = det(U) det(V^H) V Y U^H where Y, the
+    derivative of adj at the diagonal S, is -E'_ij prod_{k != i,j} s_k off
+    the diagonal and sum_{k != i} E'_kk prod_{l != i,k} s_l on it."""
+    u, s, vh = xp.linalg.svd(a, full_matrices=False)
+    n = s.shape[-1]
+    dev = _dev(a)
+    eye = xp.eye(n, dtype=xp.bool, device=dev)
+    one = xp.ones((), dtype=s.dtype, device=dev)
+    # p_ij = prod_{k != i, j} s_k (i != j), 0 on the diagonal
+    keep = xp.logical_not(xp.logical_or(eye[:, None, :], eye[None, :, :]))   # k != i, k != j
+    p = xp.prod(xp.where(keep, s[..., None, None, :], one), axis=-1)
+    p = xp.where(eye, xp.zeros((), dtype=s.dtype, device=dev), p)
+    v, uh = xp.matrix_transpose(vh), xp.matrix_transpose(u)
+    if is_complex(a.dtype):
+        v, uh = xp.conj(v), xp.conj(uh)
+    p = xp.astype(p, a.dtype)
+    ep = xp.matmul(xp.matmul(uh, e), v)
+    d = xp.sum(xp.where(eye, ep, xp.zeros((), dtype=a.dtype, device=dev)), axis=-1)
+    y = xp.where(eye, xp.matmul(p, d[..., None]), -p * ep)
+    c = xp.linalg.det(u) * xp.linalg.det(vh)
+    return xp.matmul(xp.matmul(v, y), uh) * xp.reshape(c, tuple(c.shape) + (1, 1))
+
+
+def _adjugate_dot(a, e):
+    return bind(adjugate_dot_p, a, e)
+
+
+def _adjugate_dot_jvp_a(a_dot, ans, a, e):
+    # the third derivative of det, by solves: finite at invertible A only.
+    # d/dA [tr(S) adj - S adj], S = A^-1 E, K = A^-1 dA
+    k, s = _solve(a, a_dot), _solve(a, e)
+    adj = _adjugate(a)
+    l_f = _adjugate_dot(a, a_dot)
+    t = xnp.add(_scale(xnp.negative(_trace(_mm(k, s))), adj), _scale(_trace(s), l_f))
+    return xnp.add(t, xnp.subtract(_mm(_mm(k, s), adj), _mm(s, l_f)))
+
+
+def _adjugate_dot_vjp_a(ans, a, e):
+    s = _solve(a, e)
+    at, st = _mT(a), _mT(s)
+    sb_t = _solve(at, st)                                  # (A^-1 E A^-1)^T
+    adj_t = _mT(_adjugate(a))
+    tr_s = _trace(s)
+
     def vjp(g):
-        alpha = xnp.sum(xnp.multiply(g, ans), axis=(-2, -1))
-        rhs = xnp.subtract(_scale(alpha, _eye(a.shape[-1], a)), _mm(g, _mT(ans)))
-        return _solve(_mT(a), rhs)
+        alpha = xnp.sum(xnp.multiply(g, _mT(adj_t)), axis=(-2, -1))
+        t = xnp.add(_scale(xnp.negative(alpha), sb_t), _scale(tr_s, _adjugate_dot(at, g)))
+        b_t_g = _solve(at, g)                                  # A^-T G
+        return xnp.add(t, xnp.subtract(_mm(_mm(b_t_g, adj_t), st),
+                                       _adjugate_dot(at, _mm(st, g))))
     return vjp
+
+
+adjugate_dot_p = defprim(
+    "adjugate_dot", _adjugate_dot_impl, nargs=2,
+    jvp=(_adjugate_dot_jvp_a, lambda e_dot, ans, a, e: _adjugate_dot(a, e_dot)),
+    vjp=(_adjugate_dot_vjp_a, lambda ans, a, e: lambda g: _adjugate_dot(_mT(a), g)),
+    batch=lambda p: stack_rule(p, (2, 2)))
 
 
 adjugate_p = defprim("adjugate", _adjugate_impl, jvp=_adjugate_jvp, vjp=_adjugate_vjp,
@@ -256,8 +371,9 @@ def _det_vjp(ans, a):
     return lambda g: _scale(g, adj_t)
 
 
-# NB: det's gradient is the transposed adjugate (finite at singular
-# matrices); JAX computes the same from an LU factorisation.
+# NB: det's gradient is the transposed adjugate and its Hessian the
+# adjugate's derivative (adjugate_dot), both finite at singular matrices;
+# JAX computes the same from an LU factorisation.
 det_p = defprim("det", lambda xp, a: xp.linalg.det(a), jvp=_det_jvp, vjp=_det_vjp,
                 batch=stack_rule)
 
@@ -313,7 +429,30 @@ def _cholesky_vjp(L, a):
     return vjp
 
 
-cholesky_p = defprim("cholesky", lambda xp, a: xp.linalg.cholesky(a),
+def _cholesky_impl(xp, a):
+    """The backend's Cholesky factor; where the backend refuses a matrix that
+    is not positive definite, that matrix's factor is NaN in its lower
+    triangle (JAX's answer), the others computed one by one."""
+    try:
+        return xp.linalg.cholesky(a)
+    except Exception as e:
+        if not _singular(e):
+            raise
+    n = a.shape[-1]
+    flat = xp.reshape(a, (-1, n, n))
+    bad = xp.tril(xp.full((n, n), float("nan"), dtype=a.dtype, device=_dev(a)))
+    out = []
+    for i in range(flat.shape[0]):
+        try:
+            out.append(xp.linalg.cholesky(flat[i, ...]))
+        except Exception as e:
+            if not _singular(e):
+                raise
+            out.append(bad)
+    return xp.reshape(xp.stack(out), tuple(a.shape))
+
+
+cholesky_p = defprim("cholesky", _cholesky_impl,
                      jvp=_cholesky_jvp, vjp=_cholesky_vjp, batch=stack_rule)
 
 
@@ -323,6 +462,22 @@ def _gap_inverse(d):
     """1 / d off the diagonal, 0 on it (d is zero on the diagonal)."""
     e = _eye(d.shape[-1], d)
     return xnp.divide(1.0 - e, xnp.add(d, e))
+
+
+def _times_nz(f, x):
+    """``f * x`` where ``x`` is nonzero, 0 where it is zero: a zero entry of a
+    cotangent contributes nothing, even against an infinite ``f`` (a
+    repeated eigenvalue's gap). So a function of the eigenvalues (or
+    singular values) alone gets its finite gradient at a degenerate matrix,
+    as under JAX, whose eigenvector cotangent is a symbolic zero there; a
+    nonzero eigenvector cotangent still meets the infinity (the eigenvectors
+    are not differentiable there)."""
+    return xnp.where(xnp.equal(x, 0.0), 0.0, xnp.multiply(f, x))
+
+
+def _div_nz(x, s):
+    """``x / s``, 0 where ``x`` is zero (also where ``s`` is)."""
+    return xnp.where(xnp.equal(x, 0.0), 0.0, xnp.divide(x, s))
 
 
 def _eig_f(w):
@@ -350,7 +505,7 @@ def _eigh_vjp(outs, a):
     def vjp(gs):
         gw, gv = gs
         # conj(V) (diag(gw) + F o (V^T gv)) V^T
-        inner = xnp.add(_diag_embed(gw), xnp.multiply(f, _mm(_mT(v), gv)))
+        inner = xnp.add(_diag_embed(gw), _times_nz(f, _mm(_mT(v), gv)))
         return _mm(_mm(vc, inner), _mT(v))
     return vjp
 
@@ -439,17 +594,17 @@ def _svd_vjp(outs, a, *, full_matrices):
         j = _mm(_mH(u), gu)
         k = _mm(vh, gv)
         d = xnp.add(_diag_embed(g_s),
-                    xnp.add(xnp.multiply(xnp.multiply(f, xnp.subtract(j, _mH(j))), sr),
-                            xnp.multiply(sc, xnp.multiply(f, xnp.subtract(k, _mH(k))))))
+                    xnp.add(xnp.multiply(_times_nz(f, xnp.subtract(j, _mH(j))), sr),
+                            xnp.multiply(sc, _times_nz(f, xnp.subtract(k, _mH(k))))))
         if _cplx(a):
             d = xnp.add(d, _diag_embed(xnp.multiply(_i_imag(_diag(j)), _recip0(s))))
         out = _mm(_mm(u, d), vh)
         if m > n:
             gu_perp = xnp.subtract(gu, _mm(u, _mm(_mH(u), gu)))
-            out = xnp.add(out, _mm(xnp.divide(gu_perp, sr), vh))
+            out = xnp.add(out, _mm(_div_nz(gu_perp, sr), vh))
         if n > m:
             gv_perp = xnp.subtract(gv, _mm(v, _mm(vh, gv)))
-            out = xnp.add(out, _mm(u, xnp.divide(_mH(gv_perp), sc)))
+            out = xnp.add(out, _mm(u, _div_nz(_mH(gv_perp), sc)))
         return out
     return _conj_vjp(adjoint)
 
@@ -602,7 +757,7 @@ def _eig_vjp(outs, a):
         gb = xnp.negative(xnp.divide(_i_imag(gc), vk))
         gu = xnp.add(gv, xnp.add(xnp.multiply(xnp.conj(v), xnp.expand_dims(ga, axis=-2)),
                                  xnp.multiply(mask, xnp.expand_dims(gb, axis=-2))))
-        gp = xnp.add(_diag_embed(gw), xnp.multiply(f, _mm(vt, gu)))
+        gp = xnp.add(_diag_embed(gw), _times_nz(f, _mm(vt, gu)))
         return _solve(vt, _mm(gp, vt))
     return vjp
 

@@ -194,10 +194,10 @@ _row("logit", lambda xp, x: xp.log(x / (1.0 - x)), domain=(0.1, 0.9),
      deriv=lambda ans, x: xnp.reciprocal(x * (1.0 - x)))
 
 
-# ----- x log y: zero where x == 0 -----
+# ----- x log y: zero where x == 0 (and y is not nan, as in scipy and JAX) -----
 def _xlog_impl(log):
     def impl(xp, x, y):
-        z = x == 0
+        z = (x == 0) & (y == y)
         return xp.where(z, xp.zeros_like(x), x * getattr(xp, log)(xp.where(z, 1.0, y)))
     return impl
 

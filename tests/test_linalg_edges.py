@@ -1,0 +1,200 @@
+"""linalg at its edges: repeated eigenvalues and singular values, zero
+singular values, singular and rank-deficient matrices. Each case compares a
+derivative with jax's (x64) at the degenerate input, NaN for NaN; where the
+derivative is defined (a symmetric function of the eigenvalues, the
+determinant, a polynomial) it must come out finite and exact."""
+import warnings
+
+import numpy as np
+import pytest
+
+import xgrad
+import xgrad.numpy as xnp
+
+DEGENERATE = {
+    "diag112": np.diag([1.0, 1.0, 2.0]),
+    "eye2": np.eye(2),
+    "twice_eye3": 2.0 * np.eye(3),
+    "zero2": np.zeros((2, 2)),
+    "rank1": np.outer([1.0, 2.0], [1.0, 2.0]),
+}
+
+
+def _same(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.shape == b.shape
+    np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10, equal_nan=True)
+
+
+def _transforms(jax):
+    return {
+        "grad": (xgrad.grad, jax.grad),
+        "jacfwd": (xgrad.jacfwd, jax.jacfwd),
+        "jacrev": (xgrad.jacrev, jax.jacrev),
+        "hessian": (xgrad.hessian, jax.hessian),
+        "vmap_grad": (lambda f: xgrad.vmap(xgrad.grad(f)), lambda f: jax.vmap(jax.grad(f))),
+    }
+
+
+def _spectral(ns):
+    """Symmetric functions of the eigenvalues / singular values."""
+    return {
+        "sum_eigh_w": lambda a: ns.sum(ns.linalg.eigh(a)[0]),
+        "sum_eigh_w2": lambda a: ns.sum(ns.linalg.eigh(a).eigenvalues ** 2),
+        "sum_svd_s": lambda a: ns.sum(ns.linalg.svd(a, full_matrices=False)[1]),
+        "sum_svd_s2": lambda a: ns.sum(ns.linalg.svd(a)[1] ** 2),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_spectral(np)))
+@pytest.mark.parametrize("mat", sorted(DEGENERATE))
+@pytest.mark.parametrize("how", ["grad", "jacfwd", "jacrev", "hessian", "vmap_grad"])
+def test_spectral_functions_match_jax_at_degenerate_matrices(jax, name, mat, how):
+    import jax.numpy as jnp
+    a = DEGENERATE[mat]
+    ours, theirs = _transforms(jax)[how]
+    fx, fj = _spectral(xnp)[name], _spectral(jnp)[name]
+    if how == "vmap_grad":
+        a = np.stack([a, a])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        _same(ours(fx)(a), theirs(fj)(a))
+
+
+def test_eigenvalue_gradients_are_finite_at_repeated_eigenvalues():
+    a = np.diag([1.0, 1.0, 2.0])
+    _same(xgrad.grad(lambda m: xnp.sum(xnp.linalg.eigh(m)[0]))(a), np.eye(3))
+    _same(xgrad.grad(lambda m: xnp.sum(xnp.linalg.eigh(m)[0] ** 2))(a), 2 * a)
+    _same(xgrad.jacrev(lambda m: xnp.linalg.eigh(m)[0])(np.eye(2)),
+          np.array([[[1.0, 0], [0, 0]], [[0, 0], [0, 1.0]]]))
+    _same(xgrad.grad(lambda m: xnp.sum(xnp.linalg.eigh(m).eigenvalues))(2 * np.eye(3)),
+          np.eye(3))
+    # the scipy spelling and the vjp with an explicitly zero eigenvector cotangent
+    import xgrad.scipy.linalg as xsl
+    _same(xgrad.grad(lambda m: xnp.sum(xsl.eigh(m)[0]))(a), np.eye(3))
+    _, vjp_fn = xgrad.vjp(lambda m: tuple(xnp.linalg.eigh(m)), a)
+    _same(vjp_fn((np.ones(3), np.zeros((3, 3))))[0], np.eye(3))
+
+
+def test_eigenvector_derivatives_stay_infinite_at_repeated_eigenvalues(jax):
+    """Only the eigenvalue part is differentiable there: the eigenvectors'
+    tangent is the same inf/nan as jax's, not a finite made-up number."""
+    import jax.numpy as jnp
+    t = np.array([[0.0, 1.0], [1.0, 0.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ours = xgrad.jvp(lambda m: tuple(xnp.linalg.eigh(m)), (np.eye(2),), (t,))[1]
+        g = xgrad.grad(lambda m: xnp.sum(xnp.linalg.eigh(m)[1][0]))(np.eye(2))
+    theirs = jax.jvp(lambda m: tuple(jnp.linalg.eigh(m)), (np.eye(2),), (t,))[1]
+    _same(ours[0], theirs[0])
+    _same(ours[1], theirs[1])
+    assert not np.all(np.isfinite(g))
+
+
+# ----- determinants at singular matrices -----
+
+def _det_hessian_fd(m, h=1e-4):
+    """Second differences of numpy's det (exact for 2x2: det is quadratic)."""
+    n = m.size
+    out = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            e = np.zeros(n)
+            e[i] = h
+            f = np.zeros(n)
+            f[j] = h
+            e, f = e.reshape(m.shape), f.reshape(m.shape)
+            d = np.linalg.det
+            out[i, j] = (d(m + e + f) - d(m + e - f) - d(m - e + f) + d(m - e - f)) / (4 * h * h)
+    return out.reshape(m.shape * 2)
+
+
+SINGULAR = {
+    "zero2": np.zeros((2, 2)),
+    "rank1_2": np.outer([1.0, 2.0], [1.0, 2.0]),
+    "zero3": np.zeros((3, 3)),
+    "rank1_3": np.outer([1.0, 2.0, 3.0], [1.0, -1.0, 2.0]),
+    "rank2_3": np.diag([1.0, 2.0, 0.0]),
+}
+
+
+@pytest.mark.parametrize("mat", sorted(SINGULAR))
+def test_det_hessian_is_the_cofactor_hessian_at_singular_matrices(mat):
+    a = SINGULAR[mat]
+    want = _det_hessian_fd(a)
+    for how in (xgrad.hessian, lambda f: xgrad.jacrev(xgrad.jacrev(f)),
+                lambda f: xgrad.jacfwd(xgrad.jacfwd(f))):
+        np.testing.assert_allclose(np.asarray(how(xnp.linalg.det)(a)), want, atol=1e-7)
+    # first order: the transposed adjugate (a finite number everywhere)
+    g = np.asarray(xgrad.grad(xnp.linalg.det)(a))
+    assert np.all(np.isfinite(g))
+
+
+@pytest.mark.parametrize("mat", sorted(SINGULAR))
+def test_det_hessian_matches_jax_at_singular_matrices(jax, mat):
+    import jax.numpy as jnp
+    a = SINGULAR[mat]
+    np.testing.assert_allclose(np.asarray(xgrad.hessian(xnp.linalg.det)(a)),
+                               np.asarray(jax.hessian(jnp.linalg.det)(a)), atol=1e-10)
+    hb = xgrad.vmap(xgrad.hessian(xnp.linalg.det))(np.stack([a, a + np.eye(a.shape[0])]))
+    np.testing.assert_allclose(np.asarray(hb),
+                               np.asarray(jax.vmap(jax.hessian(jnp.linalg.det))(
+                                   np.stack([a, a + np.eye(a.shape[0])]))), atol=1e-10)
+
+
+def test_det_third_derivative_matches_jax_at_an_invertible_matrix(jax):
+    import jax.numpy as jnp
+    a = np.random.default_rng(0).normal(size=(3, 3))
+    want = np.asarray(jax.jacfwd(jax.hessian(jnp.linalg.det))(a))
+    np.testing.assert_allclose(np.asarray(xgrad.jacfwd(xgrad.hessian(xnp.linalg.det))(a)), want,
+                               atol=1e-12)
+    third = xgrad.jacrev(xgrad.jacrev(xgrad.jacrev(xnp.linalg.det)))(a)
+    np.testing.assert_allclose(np.asarray(third), want, atol=1e-12)
+
+
+def test_complex_det_hessian_vector_product_matches_jax_at_a_singular_matrix(jax):
+    import jax.numpy as jnp
+    rng = np.random.default_rng(1)
+    a = np.outer([1, 2j, 3], [1, 1, 2 + 1j])
+    t = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
+    ours = xgrad.jvp(xgrad.grad(lambda m: xnp.real(xnp.linalg.det(m))), (a,), (t,))[1]
+    theirs = jax.jvp(jax.grad(lambda m: jnp.real(jnp.linalg.det(m))), (a,), (t,))[1]
+    np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), atol=1e-12)
+
+
+# ----- solve, inv, cholesky at singular matrices: jax's inf/nan, not an error -----
+
+_SINGULAR_BATCH = np.stack([np.eye(3), np.diag([1.0, 0.0, 2.0]), np.zeros((3, 3))])
+
+
+@pytest.mark.parametrize("mat", sorted(SINGULAR) + ["batch"])
+def test_solve_inv_cholesky_return_jax_values_at_singular_matrices(jax, xp, mat):
+    import jax.numpy as jnp
+    from conftest import from_np, to_np
+    a = _SINGULAR_BATCH if mat == "batch" else SINGULAR[mat]
+    b = np.ones(a.shape[:-1] + (2,))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        pairs = [
+            (xnp.linalg.inv(from_np(xp, a)), jnp.linalg.inv(a)),
+            (xnp.linalg.solve(from_np(xp, a), from_np(xp, b)), jnp.linalg.solve(a, b)),
+            (xnp.linalg.cholesky(from_np(xp, a)), jnp.linalg.cholesky(a)),
+            (xnp.linalg.cholesky(from_np(xp, a), upper=True), jnp.linalg.cholesky(a, upper=True)),
+            (xgrad.grad(lambda m: xnp.sum(xnp.linalg.inv(m)))(from_np(xp, a)),
+             jax.grad(lambda m: jnp.sum(jnp.linalg.inv(m)))(a)),
+        ]
+    for ours, theirs in pairs:
+        _same(to_np(ours), theirs)
+
+
+def test_slogdet_gradient_is_not_finite_at_a_singular_matrix():
+    """log|det| has no derivative at a singular matrix: an inf/nan
+    gradient (as jax's), not a LinAlgError and not a finite number."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for a in SINGULAR.values():
+            g = np.asarray(xgrad.grad(lambda m: xnp.linalg.slogdet(m)[1])(a))
+            assert not np.all(np.isfinite(g))
+        g = np.asarray(xgrad.grad(lambda m: xnp.sum(xnp.linalg.slogdet(m)[1]))(_SINGULAR_BATCH))
+    np.testing.assert_allclose(g[0], np.eye(3))
+    assert not np.all(np.isfinite(g[1])) and not np.all(np.isfinite(g[2]))
