@@ -485,6 +485,32 @@ def _erfinv32_numpy(x):
     return p
 
 
+# XLA's float32 erf (its CPU intrinsic, Eigen's rational interpolant):
+# x * P(x**2) / Q(x**2) by fused multiply-adds, +-1 beyond 3.8325
+_ERF32_P = (0.00022905065861350646, 0.0034082910107109506, 0.050955695062380861,
+            0.18520832239976145, 1.128379143519084)
+_ERF32_Q = (-1.1791602954361697e-7, 0.000023547966471313185, 0.0010179625278914885,
+            0.014070470171167667, 0.11098505178285362, 0.49746925110067538, 1.0)
+
+
+def _erf32(x, xp):
+    """XLA's float32 ``erf`` of the float32 array ``x``, bit for bit (each
+    fused multiply-add as an exact float64 product and sum, rounded once)."""
+    f32, f64 = xp.float32, _dtype_in(xp, "float64")
+    x2 = _xnp.multiply(x, x)
+    x2d = _xnp.astype(x2, f64)
+
+    def horner(cs):
+        p = xp.asarray(_np.float32(cs[0]), dtype=f32)
+        for c in cs[1:]:
+            p = _xnp.astype(_xnp.add(_xnp.multiply(x2d, _xnp.astype(p, f64)),
+                                     float(_np.float32(c))), f32)
+        return p
+    r = _xnp.divide(_xnp.multiply(x, horner(_ERF32_P)), horner(_ERF32_Q))
+    return _xnp.where(_xnp.greater_equal(_xnp.abs(x), float(_np.float32(3.832506856900711))),
+                      _xnp.sign(x), r)
+
+
 def _normal_data(data, shape, dt):
     lo = float(_np.nextafter(_np.array(-1.0, dt), _np.array(0.0, dt)))
     u = _uniform_data(data, shape, dt, lo, 1.0)
@@ -797,8 +823,20 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     upper = _cast(upper, dt, xp)
     a = _special.erf(_xnp.divide(lower, s2))
     b = _special.erf(_xnp.divide(upper, s2))
+    if dt == "float32":
+        # the values of XLA's float32 erf, bit for bit: near +-1 one ulp of
+        # erf is a large part of the tail's mass (bounds 5..8: 1 - erf(5/sqrt2)
+        # is 10 ulps), so any other erf draws other numbers there. The
+        # derivative stays erf's (the difference is exact, by Sterbenz).
+        a = _xnp.add(a, _stop(_xnp.subtract(_erf32(_xnp.divide(_stop(lower), s2), xp), a)))
+        b = _xnp.add(b, _stop(_xnp.subtract(_erf32(_xnp.divide(_stop(upper), s2), xp), b)))
     u = _uniform_data(data, shape, dt, a, b)
-    out = _xnp.multiply(_special.erfinv(u), s2)
+    e = _special.erfinv(u)
+    if dt == "float32":            # XLA's float32 erf_inv (as normal's), erfinv's derivative
+        with _np.errstate(divide="ignore", invalid="ignore"):
+            d = _xnp.subtract(_erfinv32(_stop(u)), _stop(e))
+        e = _xnp.add(e, _xnp.where(_xnp.isfinite(d), d, 0.0))      # u = +-1: e is +-inf
+    out = _xnp.multiply(e, s2)
     lo = _xnp.nextafter(_stop(lower), xp.asarray(_np.inf, dtype=getattr(xp, dt)))
     hi = _xnp.nextafter(_stop(upper), xp.asarray(-_np.inf, dtype=getattr(xp, dt)))
     return _xnp.minimum(_xnp.maximum(out, lo), hi)
