@@ -285,11 +285,15 @@ def _shape(shape, name="shape"):
     if shape is None:
         return None
     if isinstance(shape, int) or hasattr(shape, "__index__"):
-        return (_operator.index(shape),)
-    try:
-        return tuple(_operator.index(d) for d in shape)
-    except TypeError:
-        raise TypeError(f"{name} must be a sequence of integers, got {shape!r}") from None
+        out = (_operator.index(shape),)
+    else:
+        try:
+            out = tuple(_operator.index(d) for d in shape)
+        except TypeError:
+            raise TypeError(f"{name} must be a sequence of integers, got {shape!r}") from None
+    if any(d < 0 for d in out):
+        raise ValueError(f"{name} must have non-negative dimensions, got {shape!r}")
+    return out
 
 
 def split(key, num=2):
@@ -304,17 +308,28 @@ def split(key, num=2):
 
 
 def fold_in(key, data):
-    """A new key from ``key`` and the integer ``data`` (NB: Python ints are
-    taken modulo 2**32)."""
+    """A new key from ``key`` and the scalar ``data``, taken as uint32 as JAX
+    takes it: a Python int must be in ``[0, 2**32)`` (OverflowError
+    otherwise), a Python float or bool is truncated to an int, an integer
+    array wraps modulo ``2**32`` and a float array is truncated."""
     kd, typed = _check_key(key, "fold_in")
     if getattr(data, "shape", ()) != ():
         raise TypeError(f"fold_in accepts a scalar, but was given an array of shape "
                         f"{tuple(data.shape)} != (); use xgrad.vmap for batching")
     xp = _backend_of(kd)
-    if isinstance(data, int):
-        d = xp.asarray(data % 2 ** 32, dtype=xp.uint32)
+    if isinstance(data, (bool, int, float)):
+        if isinstance(data, float) and not _math.isfinite(data):
+            raise ValueError(f"fold_in: data must be a finite number, got {data!r}")
+        d = int(data)
+        if not 0 <= d < 2 ** 32:
+            raise OverflowError(f"fold_in: data {data!r} is out of bounds for uint32 "
+                                f"(a Python int must be in [0, 2**32))")
+        d = xp.asarray(d, dtype=xp.uint32)
+    elif not hasattr(data, "dtype"):
+        raise TypeError(f"fold_in: data must be an integer scalar, got {type(data).__name__}")
     else:
-        d = _xnp.astype(data, xp.uint32)
+        d = _xnp.astype(data, xp.uint32) if _dtname(data.dtype).startswith(("int", "uint", "bool")) \
+            else _xnp.astype(_xnp.astype(data, _backend_of(data).int64), xp.uint32)
     y0, y1 = _rr.threefry2x32(kd[0], kd[1], xp.zeros((), dtype=xp.uint32), d)
     return _wrap(_xnp.stack([y0, y1]), typed)
 
@@ -553,7 +568,9 @@ def _int_array(v, xp):
     if isinstance(v, bool):
         v = int(v)
     if isinstance(v, int):
-        v = max(min(v, 2 ** 63 - 1), -2 ** 63)
+        if not -2 ** 63 <= v < 2 ** 63:
+            raise OverflowError(f"randint: the bound {v} does not fit in int64 (pass an "
+                                f"array of the dtype for the full uint64 range)")
         return xp.asarray(v, dtype=xp.int64)
     if isinstance(v, float):
         return xp.asarray(int(v), dtype=xp.int64)
@@ -584,11 +601,16 @@ def _randint(data, shape, minval, maxval, dt, xp):
     span = _xnp.where(_xnp.less_equal(maxval, minval), xp.asarray(1, dtype=udt), span)
     span = _xnp.where(_xnp.logical_and(out_of_range, _xnp.greater(maxval, minval)),
                       _xnp.add(span, xp.asarray(1, dtype=udt)), span)
-    mult = _xnp.remainder(xp.asarray(2 ** (nbits // 2), dtype=udt), span)
-    mult = _xnp.remainder(_xnp.multiply(mult, mult), span)
-    off = _xnp.add(_xnp.multiply(_xnp.remainder(higher, span), mult),
-                   _xnp.remainder(lower, span))
-    off = _xnp.remainder(off, span)
+    # span wraps to 0 for the full range of the dtype (maxval out of range);
+    # XLA's x % 0 is x, which makes every remainder below a no-op
+    full = _xnp.equal(span, xp.asarray(0, dtype=udt))
+    safe = _xnp.where(full, xp.asarray(1, dtype=udt), span)
+
+    def rem(v):
+        return _xnp.where(full, v, _xnp.remainder(v, safe))
+    mult = rem(xp.asarray(2 ** (nbits // 2), dtype=udt))
+    mult = rem(_xnp.multiply(mult, mult))
+    off = rem(_xnp.add(_xnp.multiply(rem(higher), mult), rem(lower)))
     out = _xnp.add(minval, _xnp.astype(off, getattr(xp, dt)))
     return out if _pshape(out) == shape else _xnp.broadcast_to(out, shape)
 
