@@ -285,11 +285,15 @@ def _shape(shape, name="shape"):
     if shape is None:
         return None
     if isinstance(shape, int) or hasattr(shape, "__index__"):
-        return (_operator.index(shape),)
-    try:
-        return tuple(_operator.index(d) for d in shape)
-    except TypeError:
-        raise TypeError(f"{name} must be a sequence of integers, got {shape!r}") from None
+        out = (_operator.index(shape),)
+    else:
+        try:
+            out = tuple(_operator.index(d) for d in shape)
+        except TypeError:
+            raise TypeError(f"{name} must be a sequence of integers, got {shape!r}") from None
+    if any(d < 0 for d in out):
+        raise ValueError(f"{name} must have non-negative dimensions, got {shape!r}")
+    return out
 
 
 def split(key, num=2):
@@ -304,17 +308,28 @@ def split(key, num=2):
 
 
 def fold_in(key, data):
-    """A new key from ``key`` and the integer ``data`` (NB: Python ints are
-    taken modulo 2**32)."""
+    """A new key from ``key`` and the scalar ``data``, taken as uint32 as JAX
+    takes it: a Python int must be in ``[0, 2**32)`` (OverflowError
+    otherwise), a Python float or bool is truncated to an int, an integer
+    array wraps modulo ``2**32`` and a float array is truncated."""
     kd, typed = _check_key(key, "fold_in")
     if getattr(data, "shape", ()) != ():
         raise TypeError(f"fold_in accepts a scalar, but was given an array of shape "
                         f"{tuple(data.shape)} != (); use xgrad.vmap for batching")
     xp = _backend_of(kd)
-    if isinstance(data, int):
-        d = xp.asarray(data % 2 ** 32, dtype=xp.uint32)
+    if isinstance(data, (bool, int, float)):
+        if isinstance(data, float) and not _math.isfinite(data):
+            raise ValueError(f"fold_in: data must be a finite number, got {data!r}")
+        d = int(data)
+        if not 0 <= d < 2 ** 32:
+            raise OverflowError(f"fold_in: data {data!r} is out of bounds for uint32 "
+                                f"(a Python int must be in [0, 2**32))")
+        d = xp.asarray(d, dtype=xp.uint32)
+    elif not hasattr(data, "dtype"):
+        raise TypeError(f"fold_in: data must be an integer scalar, got {type(data).__name__}")
     else:
-        d = _xnp.astype(data, xp.uint32)
+        d = _xnp.astype(data, xp.uint32) if _dtname(data.dtype).startswith(("int", "uint", "bool")) \
+            else _xnp.astype(_xnp.astype(data, _backend_of(data).int64), xp.uint32)
     y0, y1 = _rr.threefry2x32(kd[0], kd[1], xp.zeros((), dtype=xp.uint32), d)
     return _wrap(_xnp.stack([y0, y1]), typed)
 
@@ -485,6 +500,32 @@ def _erfinv32_numpy(x):
     return p
 
 
+# XLA's float32 erf (its CPU intrinsic, Eigen's rational interpolant):
+# x * P(x**2) / Q(x**2) by fused multiply-adds, +-1 beyond 3.8325
+_ERF32_P = (0.00022905065861350646, 0.0034082910107109506, 0.050955695062380861,
+            0.18520832239976145, 1.128379143519084)
+_ERF32_Q = (-1.1791602954361697e-7, 0.000023547966471313185, 0.0010179625278914885,
+            0.014070470171167667, 0.11098505178285362, 0.49746925110067538, 1.0)
+
+
+def _erf32(x, xp):
+    """XLA's float32 ``erf`` of the float32 array ``x``, bit for bit (each
+    fused multiply-add as an exact float64 product and sum, rounded once)."""
+    f32, f64 = xp.float32, _dtype_in(xp, "float64")
+    x2 = _xnp.multiply(x, x)
+    x2d = _xnp.astype(x2, f64)
+
+    def horner(cs):
+        p = xp.asarray(_np.float32(cs[0]), dtype=f32)
+        for c in cs[1:]:
+            p = _xnp.astype(_xnp.add(_xnp.multiply(x2d, _xnp.astype(p, f64)),
+                                     float(_np.float32(c))), f32)
+        return p
+    r = _xnp.divide(_xnp.multiply(x, horner(_ERF32_P)), horner(_ERF32_Q))
+    return _xnp.where(_xnp.greater_equal(_xnp.abs(x), float(_np.float32(3.832506856900711))),
+                      _xnp.sign(x), r)
+
+
 def _normal_data(data, shape, dt):
     lo = float(_np.nextafter(_np.array(-1.0, dt), _np.array(0.0, dt)))
     u = _uniform_data(data, shape, dt, lo, 1.0)
@@ -527,7 +568,9 @@ def _int_array(v, xp):
     if isinstance(v, bool):
         v = int(v)
     if isinstance(v, int):
-        v = max(min(v, 2 ** 63 - 1), -2 ** 63)
+        if not -2 ** 63 <= v < 2 ** 63:
+            raise OverflowError(f"randint: the bound {v} does not fit in int64 (pass an "
+                                f"array of the dtype for the full uint64 range)")
         return xp.asarray(v, dtype=xp.int64)
     if isinstance(v, float):
         return xp.asarray(int(v), dtype=xp.int64)
@@ -558,11 +601,16 @@ def _randint(data, shape, minval, maxval, dt, xp):
     span = _xnp.where(_xnp.less_equal(maxval, minval), xp.asarray(1, dtype=udt), span)
     span = _xnp.where(_xnp.logical_and(out_of_range, _xnp.greater(maxval, minval)),
                       _xnp.add(span, xp.asarray(1, dtype=udt)), span)
-    mult = _xnp.remainder(xp.asarray(2 ** (nbits // 2), dtype=udt), span)
-    mult = _xnp.remainder(_xnp.multiply(mult, mult), span)
-    off = _xnp.add(_xnp.multiply(_xnp.remainder(higher, span), mult),
-                   _xnp.remainder(lower, span))
-    off = _xnp.remainder(off, span)
+    # span wraps to 0 for the full range of the dtype (maxval out of range);
+    # XLA's x % 0 is x, which makes every remainder below a no-op
+    full = _xnp.equal(span, xp.asarray(0, dtype=udt))
+    safe = _xnp.where(full, xp.asarray(1, dtype=udt), span)
+
+    def rem(v):
+        return _xnp.where(full, v, _xnp.remainder(v, safe))
+    mult = rem(xp.asarray(2 ** (nbits // 2), dtype=udt))
+    mult = rem(_xnp.multiply(mult, mult))
+    off = rem(_xnp.add(_xnp.multiply(rem(higher), mult), rem(lower)))
     out = _xnp.add(minval, _xnp.astype(off, getattr(xp, dt)))
     return out if _pshape(out) == shape else _xnp.broadcast_to(out, shape)
 
@@ -797,8 +845,20 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     upper = _cast(upper, dt, xp)
     a = _special.erf(_xnp.divide(lower, s2))
     b = _special.erf(_xnp.divide(upper, s2))
+    if dt == "float32":
+        # the values of XLA's float32 erf, bit for bit: near +-1 one ulp of
+        # erf is a large part of the tail's mass (bounds 5..8: 1 - erf(5/sqrt2)
+        # is 10 ulps), so any other erf draws other numbers there. The
+        # derivative stays erf's (the difference is exact, by Sterbenz).
+        a = _xnp.add(a, _stop(_xnp.subtract(_erf32(_xnp.divide(_stop(lower), s2), xp), a)))
+        b = _xnp.add(b, _stop(_xnp.subtract(_erf32(_xnp.divide(_stop(upper), s2), xp), b)))
     u = _uniform_data(data, shape, dt, a, b)
-    out = _xnp.multiply(_special.erfinv(u), s2)
+    e = _special.erfinv(u)
+    if dt == "float32":            # XLA's float32 erf_inv (as normal's), erfinv's derivative
+        with _np.errstate(divide="ignore", invalid="ignore"):
+            d = _xnp.subtract(_erfinv32(_stop(u)), _stop(e))
+        e = _xnp.add(e, _xnp.where(_xnp.isfinite(d), d, 0.0))      # u = +-1: e is +-inf
+    out = _xnp.multiply(e, s2)
     lo = _xnp.nextafter(_stop(lower), xp.asarray(_np.inf, dtype=getattr(xp, dt)))
     hi = _xnp.nextafter(_stop(upper), xp.asarray(-_np.inf, dtype=getattr(xp, dt)))
     return _xnp.minimum(_xnp.maximum(out, lo), hi)
