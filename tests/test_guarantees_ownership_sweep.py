@@ -31,6 +31,8 @@ A cell that cannot apply says why in ``NOT_APPLICABLE``; a cell that fails
 today is a strict xfail in ``KNOWN`` (its reason is the symptom), so a fix
 shows up as an XPASS and its line is deleted.
 """
+import functools
+
 import numpy as np
 import pytest
 
@@ -73,261 +75,283 @@ _JIT_IDX = ("jit keeps a closed-over index array by reference: a replay after th
 _PROG_LIVE = "a make_program Program reads closed-over arrays live, not as staged"
 _VMAP_JIT = "vmap(jit(f)) reads closed-over arrays live at every call (jit alone fixes them)"
 
-KNOWN = {
-    ("grad", "writes_args"): _NUMPY_ARG,
-    ("grad", "scan_writes_slice"): _NUMPY_ARG,
-    ("grad", "map_writes_slice"): _NUMPY_ARG,
-    ("grad", "fori_writes_carry"): _NUMPY_ARG,
-    ("grad", "while_writes_carry"): _NUMPY_ARG,
-    ("grad-has_aux", "writes_args"): _NUMPY_ARG,
-    ("grad-has_aux", "scan_writes_slice"): _NUMPY_ARG,
-    ("grad-has_aux", "map_writes_slice"): _NUMPY_ARG,
-    ("grad-has_aux", "fori_writes_carry"): _NUMPY_ARG,
-    ("grad-has_aux", "while_writes_carry"): _NUMPY_ARG,
-    ("value_and_grad", "writes_args"): _NUMPY_ARG,
-    ("value_and_grad", "scan_writes_slice"): _NUMPY_ARG,
-    ("value_and_grad", "map_writes_slice"): _NUMPY_ARG,
-    ("value_and_grad", "fori_writes_carry"): _NUMPY_ARG,
-    ("value_and_grad", "while_writes_carry"): _NUMPY_ARG,
-    ("value_and_grad-has_aux", "writes_args"): _NUMPY_ARG,
-    ("value_and_grad-has_aux", "scan_writes_slice"): _NUMPY_ARG,
-    ("value_and_grad-has_aux", "map_writes_slice"): _NUMPY_ARG,
-    ("value_and_grad-has_aux", "fori_writes_carry"): _NUMPY_ARG,
-    ("value_and_grad-has_aux", "while_writes_carry"): _NUMPY_ARG,
-    ("jvp", "scan_writes_slice"): _SLICE,
-    ("jvp", "map_writes_slice"): _SLICE,
-    ("jvp", "fori_writes_carry"): _CARRY,
-    ("jvp", "while_writes_carry"): _CARRY,
-    ("jvp-has_aux", "scan_writes_slice"): _SLICE,
-    ("jvp-has_aux", "map_writes_slice"): _SLICE,
-    ("jvp-has_aux", "fori_writes_carry"): _CARRY,
-    ("jvp-has_aux", "while_writes_carry"): _CARRY,
-    ("linearize", "scan_writes_slice"): _SLICE,
-    ("linearize", "map_writes_slice"): _SLICE,
-    ("linearize", "fori_writes_carry"): _CARRY,
-    ("linearize", "while_writes_carry"): _CARRY,
-    ("jacfwd", "writes_args"): _NUMPY_ARG,
-    ("jacfwd", "scan_writes_slice"): _NUMPY_ARG,
-    ("jacfwd", "map_writes_slice"): _NUMPY_ARG,
-    ("jacfwd", "fori_writes_carry"): _NUMPY_ARG,
-    ("jacfwd", "while_writes_carry"): _NUMPY_ARG,
-    ("jacrev", "writes_args"): _NUMPY_ARG,
-    ("jacrev", "scan_writes_slice"): _NUMPY_ARG,
-    ("jacrev", "map_writes_slice"): _NUMPY_ARG,
-    ("jacrev", "fori_writes_carry"): _NUMPY_ARG,
-    ("jacrev", "while_writes_carry"): _NUMPY_ARG,
-    ("hessian", "writes_args"): _NUMPY_ARG,
-    ("hessian", "scan_writes_slice"): _NUMPY_ARG,
-    ("hessian", "map_writes_slice"): _NUMPY_ARG,
-    ("hessian", "fori_writes_carry"): _NUMPY_ARG,
-    ("hessian", "while_writes_carry"): _NUMPY_ARG,
-    ("hvp", "scan_writes_slice"): _SLICE,
-    ("hvp", "map_writes_slice"): _SLICE,
-    ("hvp", "fori_writes_carry"): _CARRY,
-    ("hvp", "while_writes_carry"): _CARRY,
-    ("laplacian", "writes_args"): _NUMPY_ARG,
-    ("laplacian", "scan_writes_slice"): _NUMPY_ARG,
-    ("laplacian", "map_writes_slice"): _NUMPY_ARG,
-    ("laplacian", "fori_writes_carry"): _NUMPY_ARG,
-    ("laplacian", "while_writes_carry"): _NUMPY_ARG,
-    ("diag_hessian", "writes_args"): _NUMPY_ARG,
-    ("diag_hessian", "scan_writes_slice"): _NUMPY_ARG,
-    ("diag_hessian", "map_writes_slice"): _NUMPY_ARG,
-    ("diag_hessian", "fori_writes_carry"): _NUMPY_ARG,
-    ("diag_hessian", "while_writes_carry"): _NUMPY_ARG,
-    ("checkpoint", "writes_args"): _EAGER,
-    ("checkpoint", "scan_writes_slice"): _EAGER,
-    ("checkpoint", "map_writes_slice"): _EAGER,
-    ("checkpoint", "fori_writes_carry"): _EAGER,
-    ("checkpoint", "while_writes_carry"): _EAGER,
-    ("linearize-checkpoint", "writes_args"): _LIN_CKPT,
-    ("linearize-checkpoint", "scan_writes_slice"): _LIN_CKPT,
-    ("linearize-checkpoint", "map_writes_slice"): _LIN_CKPT,
-    ("linearize-checkpoint", "fori_writes_carry"): _LIN_CKPT,
-    ("linearize-checkpoint", "while_writes_carry"): _LIN_CKPT,
-    ("custom_vjp", "writes_args"): _EAGER,
-    ("custom_vjp", "scan_writes_slice"): _EAGER,
-    ("custom_vjp", "map_writes_slice"): _EAGER,
-    ("custom_vjp", "fori_writes_carry"): _EAGER,
-    ("custom_vjp", "while_writes_carry"): _EAGER,
-    ("grad-custom_vjp", "fori_writes_carry"): _CARRY,
-    ("grad-custom_vjp", "while_writes_carry"): _CARRY,
-    ("vjp-custom_vjp", "fori_writes_carry"): _CARRY,
-    ("vjp-custom_vjp", "while_writes_carry"): _CARRY,
-    ("custom_jvp", "writes_args"): _EAGER,
-    ("custom_jvp", "scan_writes_slice"): _EAGER,
-    ("custom_jvp", "map_writes_slice"): _EAGER,
-    ("custom_jvp", "fori_writes_carry"): _EAGER,
-    ("custom_jvp", "while_writes_carry"): _EAGER,
-    ("lax.scan", "writes_args"): _EAGER,
-    ("lax.scan", "scan_writes_slice"): _EAGER,
-    ("lax.scan", "map_writes_slice"): _EAGER,
-    ("lax.scan", "fori_writes_carry"): _EAGER,
-    ("lax.scan", "while_writes_carry"): _EAGER,
-    ("lax.map", "writes_args"): _EAGER,
-    ("lax.map", "scan_writes_slice"): _EAGER,
-    ("lax.map", "map_writes_slice"): _EAGER,
-    ("lax.map", "fori_writes_carry"): _EAGER,
-    ("lax.map", "while_writes_carry"): _EAGER,
-    ("lax.fori_loop", "writes_args"): _EAGER,
-    ("lax.fori_loop", "scan_writes_slice"): _EAGER,
-    ("lax.fori_loop", "map_writes_slice"): _EAGER,
-    ("lax.fori_loop", "fori_writes_carry"): _EAGER,
-    ("lax.fori_loop", "while_writes_carry"): _EAGER,
-    ("lax.while_loop", "writes_args"): _EAGER,
-    ("lax.while_loop", "scan_writes_slice"): _EAGER,
-    ("lax.while_loop", "map_writes_slice"): _EAGER,
-    ("lax.while_loop", "fori_writes_carry"): _EAGER,
-    ("lax.while_loop", "while_writes_carry"): _EAGER,
-    ("grad-lax.scan", "writes_args"): _NUMPY_ARG,
-    ("grad-lax.scan", "scan_writes_slice"): _NUMPY_ARG,
-    ("grad-lax.scan", "map_writes_slice"): _NUMPY_ARG,
-    ("grad-lax.scan", "fori_writes_carry"): _NUMPY_ARG,
-    ("grad-lax.scan", "while_writes_carry"): _NUMPY_ARG,
-    ("jacfwd-jacrev", "writes_args"): _NUMPY_ARG,
-    ("jacfwd-jacrev", "scan_writes_slice"): _NUMPY_ARG,
-    ("jacfwd-jacrev", "map_writes_slice"): _NUMPY_ARG,
-    ("jacfwd-jacrev", "fori_writes_carry"): _NUMPY_ARG,
-    ("jacfwd-jacrev", "while_writes_carry"): _NUMPY_ARG,
-    ("grad-has_aux", "identity"): _AUX_ALIAS,
-    ("grad-has_aux", "views"): _AUX_ALIAS,
-    ("grad-has_aux", "passthrough_c"): _AUX_ALIAS,
-    ("value_and_grad-has_aux", "identity"): _AUX_ALIAS,
-    ("value_and_grad-has_aux", "views"): _AUX_ALIAS,
-    ("value_and_grad-has_aux", "passthrough_c"): _AUX_ALIAS,
-    ("vjp", "identity"): _PASS_ALIAS,
-    ("vjp-has_aux", "views"): _AUX_ALIAS,
-    ("vjp-has_aux", "passthrough_c"): _AUX_ALIAS,
-    ("jvp", "identity"): _PASS_ALIAS,
-    ("jvp", "views"): _PASS_ALIAS,
-    ("jvp", "passthrough_c"): _PASS_ALIAS,
-    ("jvp-both", "identity"): _PASS_ALIAS,
-    ("jvp-both", "views"): _PASS_ALIAS,
-    ("jvp-both", "passthrough_c"): _PASS_ALIAS,
-    ("jvp-has_aux", "identity"): _AUX_ALIAS,
-    ("jvp-has_aux", "views"): _AUX_ALIAS,
-    ("jvp-has_aux", "passthrough_c"): _AUX_ALIAS,
-    ("linearize", "identity"): _PASS_ALIAS,
-    ("linearize", "views"): _PASS_ALIAS,
-    ("jacfwd", "views"): _JAC_VIEWS,
-    ("vmap", "views"): _PASS_ALIAS,
-    ("vmap-c", "passthrough_c"): _PASS_ALIAS,
-    ("jit", "equal_outputs"): _JIT_EQ,
-    ("jit", "identity"): _PASS_ALIAS,
-    ("jit", "views"): _PASS_ALIAS,
-    ("jit", "passthrough_c"): _PASS_ALIAS,
-    ("make_program", "identity"): _PASS_ALIAS,
-    ("make_program", "views"): _PASS_ALIAS,
-    ("make_program", "passthrough_c"): _PASS_ALIAS,
-    ("make_program", "constants"): _PROG_CONST,
-    ("checkpoint", "identity"): _PASS_ALIAS,
-    ("checkpoint", "views"): _PASS_ALIAS,
-    ("checkpoint", "passthrough_c"): _PASS_ALIAS,
-    ("vjp-checkpoint", "identity"): _PASS_ALIAS,
-    ("linearize-checkpoint", "equal_outputs"): _LIN_CKPT,
-    ("linearize-checkpoint", "identity"): _LIN_CKPT,
-    ("linearize-checkpoint", "views"): _LIN_CKPT,
-    ("linearize-checkpoint", "passthrough_c"): _LIN_CKPT,
-    ("linearize-checkpoint", "constants"): _LIN_CKPT,
-    ("custom_vjp", "identity"): _PASS_ALIAS,
-    ("custom_vjp", "views"): _PASS_ALIAS,
-    ("custom_vjp", "passthrough_c"): _PASS_ALIAS,
-    ("grad-custom_vjp", "constants"): _CV_CONST,
-    ("vjp-custom_vjp", "constants"): _CV_CONST,
-    ("custom_jvp", "identity"): _PASS_ALIAS,
-    ("custom_jvp", "views"): _PASS_ALIAS,
-    ("custom_jvp", "passthrough_c"): _PASS_ALIAS,
-    ("jvp-custom_jvp", "views"): _PASS_ALIAS,
-    ("jvp-custom_jvp", "passthrough_c"): _PASS_ALIAS,
-    ("linearize-custom_jvp", "identity"): _PASS_ALIAS,
-    ("linearize-custom_jvp", "views"): _PASS_ALIAS,
-    ("lax.fori_loop", "identity"): _PASS_ALIAS,
-    ("lax.fori_loop", "views"): _PASS_ALIAS,
-    ("lax.fori_loop", "passthrough_c"): _PASS_ALIAS,
-    ("lax.while_loop", "identity"): _PASS_ALIAS,
-    ("lax.while_loop", "views"): _PASS_ALIAS,
-    ("lax.while_loop", "passthrough_c"): _PASS_ALIAS,
-    ("jit-vmap", "equal_outputs"): _JIT_EQ,
-    ("jit-vmap", "views"): _PASS_ALIAS,
-    ("vmap-jit", "views"): _PASS_ALIAS,
-    ("jit-lax.scan", "equal_outputs"): _JIT_EQ,
-    ("vjp", "getitem-idx"): _IDX_REF,
-    ("vjp", "at_add-idx"): _IDX_REF,
-    ("vjp", "at_set-idx"): _IDX_REF,
-    ("vjp", "at_max-idx"): _IDX_REF,
-    ("vjp", "setitem-idx"): _IDX_REF,
-    ("vjp-has_aux", "getitem-idx"): _IDX_REF,
-    ("vjp-has_aux", "at_set-idx"): _IDX_REF,
-    ("vjp-has_aux", "setitem-idx"): _IDX_REF,
-    ("linearize", "getitem-idx"): _IDX_REF,
-    ("linearize", "at_add-idx"): _IDX_REF,
-    ("linearize", "at_set-idx"): _IDX_REF,
-    ("linearize", "at_max-idx"): _IDX_REF,
-    ("linearize", "setitem-idx"): _IDX_REF,
-    ("jit", "getitem-idx"): _JIT_IDX,
-    ("jit", "at_add-idx"): _JIT_IDX,
-    ("jit", "at_set-idx"): _JIT_IDX,
-    ("jit", "at_max-idx"): _JIT_IDX,
-    ("jit", "setitem-idx"): _JIT_IDX,
-    ("make_program", "matmul-W"): _PROG_LIVE,
-    ("make_program", "getitem-idx"): _PROG_LIVE,
-    ("make_program", "at_add-idx"): _PROG_LIVE,
-    ("make_program", "at_set-idx"): _PROG_LIVE,
-    ("make_program", "at_max-idx"): _PROG_LIVE,
-    ("make_program", "setitem-idx"): _PROG_LIVE,
-    ("make_program", "where-mask"): _PROG_LIVE,
-    ("vjp-checkpoint", "matmul-W"): _CKPT_LIVE,
-    ("vjp-checkpoint", "getitem-idx"): _CKPT_LIVE,
-    ("vjp-checkpoint", "at_add-idx"): _CKPT_LIVE,
-    ("vjp-checkpoint", "at_set-idx"): _CKPT_LIVE,
-    ("vjp-checkpoint", "at_max-idx"): _CKPT_LIVE,
-    ("vjp-checkpoint", "at_get_fill-fidx"): _CKPT_LIVE,
-    ("vjp-checkpoint", "setitem-idx"): _CKPT_LIVE,
-    ("vjp-checkpoint", "where-mask"): _CKPT_LIVE,
-    ("linearize-checkpoint", "matmul-W"): _CKPT_LIVE,
-    ("linearize-checkpoint", "getitem-idx"): _CKPT_LIVE,
-    ("linearize-checkpoint", "at_add-idx"): _CKPT_LIVE,
-    ("linearize-checkpoint", "at_set-idx"): _CKPT_LIVE,
-    ("linearize-checkpoint", "at_max-idx"): _CKPT_LIVE,
-    ("linearize-checkpoint", "at_get_fill-fidx"): _CKPT_LIVE,
-    ("linearize-checkpoint", "setitem-idx"): _CKPT_LIVE,
-    ("linearize-checkpoint", "where-mask"): _CKPT_LIVE,
-    ("linearize-checkpoint", "matmul-args"): _LIN_CKPT,
-    ("linearize-custom_jvp", "getitem-idx"): _IDX_REF,
-    ("linearize-custom_jvp", "at_add-idx"): _IDX_REF,
-    ("linearize-custom_jvp", "at_set-idx"): _IDX_REF,
-    ("linearize-custom_jvp", "at_max-idx"): _IDX_REF,
-    ("linearize-custom_jvp", "setitem-idx"): _IDX_REF,
-    ("jit-grad", "getitem-idx"): _JIT_IDX,
-    ("jit-grad", "at_max-idx"): _JIT_IDX,
-    ("grad-jit", "getitem-idx"): _JIT_IDX,
-    ("grad-jit", "at_set-idx"): _JIT_IDX,
-    ("grad-jit", "at_max-idx"): _JIT_IDX,
-    ("grad-jit", "setitem-idx"): _JIT_IDX,
-    ("jit-vmap", "getitem-idx"): _JIT_IDX,
-    ("jit-vmap", "at_add-idx"): _JIT_IDX,
-    ("jit-vmap", "at_set-idx"): _JIT_IDX,
-    ("jit-vmap", "at_max-idx"): _JIT_IDX,
-    ("jit-vmap", "setitem-idx"): _JIT_IDX,
-    ("vmap-jit", "matmul-W"): _VMAP_JIT,
-    ("vmap-jit", "getitem-idx"): _VMAP_JIT,
-    ("vmap-jit", "at_add-idx"): _VMAP_JIT,
-    ("vmap-jit", "at_set-idx"): _VMAP_JIT,
-    ("vmap-jit", "at_max-idx"): _VMAP_JIT,
-    ("vmap-jit", "at_get_fill-fidx"): _VMAP_JIT,
-    ("vmap-jit", "setitem-idx"): _VMAP_JIT,
-    ("vmap-jit", "where-mask"): _VMAP_JIT,
-    ("jit-lax.scan", "getitem-idx"): _JIT_IDX,
-    ("jit-lax.scan", "at_add-idx"): _JIT_IDX,
-    ("jit-lax.scan", "at_set-idx"): _JIT_IDX,
-    ("jit-lax.scan", "at_max-idx"): _JIT_IDX,
-    ("jit-lax.scan", "setitem-idx"): _JIT_IDX,
-}
+# one failing cell a line: row, family, symptom (the strings above); a cell that
+# passes after a fix is an XPASS: delete its line
+KNOWN_CELLS = """
+grad writes_args NUMPY_ARG
+grad scan_writes_slice NUMPY_ARG
+grad map_writes_slice NUMPY_ARG
+grad fori_writes_carry NUMPY_ARG
+grad while_writes_carry NUMPY_ARG
+grad-has_aux writes_args NUMPY_ARG
+grad-has_aux scan_writes_slice NUMPY_ARG
+grad-has_aux map_writes_slice NUMPY_ARG
+grad-has_aux fori_writes_carry NUMPY_ARG
+grad-has_aux while_writes_carry NUMPY_ARG
+value_and_grad writes_args NUMPY_ARG
+value_and_grad scan_writes_slice NUMPY_ARG
+value_and_grad map_writes_slice NUMPY_ARG
+value_and_grad fori_writes_carry NUMPY_ARG
+value_and_grad while_writes_carry NUMPY_ARG
+value_and_grad-has_aux writes_args NUMPY_ARG
+value_and_grad-has_aux scan_writes_slice NUMPY_ARG
+value_and_grad-has_aux map_writes_slice NUMPY_ARG
+value_and_grad-has_aux fori_writes_carry NUMPY_ARG
+value_and_grad-has_aux while_writes_carry NUMPY_ARG
+jvp scan_writes_slice SLICE
+jvp map_writes_slice SLICE
+jvp fori_writes_carry CARRY
+jvp while_writes_carry CARRY
+jvp-has_aux scan_writes_slice SLICE
+jvp-has_aux map_writes_slice SLICE
+jvp-has_aux fori_writes_carry CARRY
+jvp-has_aux while_writes_carry CARRY
+linearize scan_writes_slice SLICE
+linearize map_writes_slice SLICE
+linearize fori_writes_carry CARRY
+linearize while_writes_carry CARRY
+jacfwd writes_args NUMPY_ARG
+jacfwd scan_writes_slice NUMPY_ARG
+jacfwd map_writes_slice NUMPY_ARG
+jacfwd fori_writes_carry NUMPY_ARG
+jacfwd while_writes_carry NUMPY_ARG
+jacrev writes_args NUMPY_ARG
+jacrev scan_writes_slice NUMPY_ARG
+jacrev map_writes_slice NUMPY_ARG
+jacrev fori_writes_carry NUMPY_ARG
+jacrev while_writes_carry NUMPY_ARG
+hessian writes_args NUMPY_ARG
+hessian scan_writes_slice NUMPY_ARG
+hessian map_writes_slice NUMPY_ARG
+hessian fori_writes_carry NUMPY_ARG
+hessian while_writes_carry NUMPY_ARG
+hvp scan_writes_slice SLICE
+hvp map_writes_slice SLICE
+hvp fori_writes_carry CARRY
+hvp while_writes_carry CARRY
+laplacian writes_args NUMPY_ARG
+laplacian scan_writes_slice NUMPY_ARG
+laplacian map_writes_slice NUMPY_ARG
+laplacian fori_writes_carry NUMPY_ARG
+laplacian while_writes_carry NUMPY_ARG
+diag_hessian writes_args NUMPY_ARG
+diag_hessian scan_writes_slice NUMPY_ARG
+diag_hessian map_writes_slice NUMPY_ARG
+diag_hessian fori_writes_carry NUMPY_ARG
+diag_hessian while_writes_carry NUMPY_ARG
+checkpoint writes_args EAGER
+checkpoint scan_writes_slice EAGER
+checkpoint map_writes_slice EAGER
+checkpoint fori_writes_carry EAGER
+checkpoint while_writes_carry EAGER
+linearize-checkpoint writes_args LIN_CKPT
+linearize-checkpoint scan_writes_slice LIN_CKPT
+linearize-checkpoint map_writes_slice LIN_CKPT
+linearize-checkpoint fori_writes_carry LIN_CKPT
+linearize-checkpoint while_writes_carry LIN_CKPT
+custom_vjp writes_args EAGER
+custom_vjp scan_writes_slice EAGER
+custom_vjp map_writes_slice EAGER
+custom_vjp fori_writes_carry EAGER
+custom_vjp while_writes_carry EAGER
+grad-custom_vjp fori_writes_carry CARRY
+grad-custom_vjp while_writes_carry CARRY
+vjp-custom_vjp fori_writes_carry CARRY
+vjp-custom_vjp while_writes_carry CARRY
+custom_jvp writes_args EAGER
+custom_jvp scan_writes_slice EAGER
+custom_jvp map_writes_slice EAGER
+custom_jvp fori_writes_carry EAGER
+custom_jvp while_writes_carry EAGER
+lax.scan writes_args EAGER
+lax.scan scan_writes_slice EAGER
+lax.scan map_writes_slice EAGER
+lax.scan fori_writes_carry EAGER
+lax.scan while_writes_carry EAGER
+lax.map writes_args EAGER
+lax.map scan_writes_slice EAGER
+lax.map map_writes_slice EAGER
+lax.map fori_writes_carry EAGER
+lax.map while_writes_carry EAGER
+lax.fori_loop writes_args EAGER
+lax.fori_loop scan_writes_slice EAGER
+lax.fori_loop map_writes_slice EAGER
+lax.fori_loop fori_writes_carry EAGER
+lax.fori_loop while_writes_carry EAGER
+lax.while_loop writes_args EAGER
+lax.while_loop scan_writes_slice EAGER
+lax.while_loop map_writes_slice EAGER
+lax.while_loop fori_writes_carry EAGER
+lax.while_loop while_writes_carry EAGER
+grad-lax.scan writes_args NUMPY_ARG
+grad-lax.scan scan_writes_slice NUMPY_ARG
+grad-lax.scan map_writes_slice NUMPY_ARG
+grad-lax.scan fori_writes_carry NUMPY_ARG
+grad-lax.scan while_writes_carry NUMPY_ARG
+jacfwd-jacrev writes_args NUMPY_ARG
+jacfwd-jacrev scan_writes_slice NUMPY_ARG
+jacfwd-jacrev map_writes_slice NUMPY_ARG
+jacfwd-jacrev fori_writes_carry NUMPY_ARG
+jacfwd-jacrev while_writes_carry NUMPY_ARG
+grad-has_aux identity AUX_ALIAS
+grad-has_aux views AUX_ALIAS
+grad-has_aux passthrough_c AUX_ALIAS
+value_and_grad-has_aux identity AUX_ALIAS
+value_and_grad-has_aux views AUX_ALIAS
+value_and_grad-has_aux passthrough_c AUX_ALIAS
+vjp identity PASS_ALIAS
+vjp-has_aux views AUX_ALIAS
+vjp-has_aux passthrough_c AUX_ALIAS
+jvp identity PASS_ALIAS
+jvp views PASS_ALIAS
+jvp passthrough_c PASS_ALIAS
+jvp-both identity PASS_ALIAS
+jvp-both views PASS_ALIAS
+jvp-both passthrough_c PASS_ALIAS
+jvp-has_aux identity AUX_ALIAS
+jvp-has_aux views AUX_ALIAS
+jvp-has_aux passthrough_c AUX_ALIAS
+linearize identity PASS_ALIAS
+linearize views PASS_ALIAS
+jacfwd views JAC_VIEWS
+vmap views PASS_ALIAS
+vmap-c passthrough_c PASS_ALIAS
+jit equal_outputs JIT_EQ
+jit identity PASS_ALIAS
+jit views PASS_ALIAS
+jit passthrough_c PASS_ALIAS
+make_program identity PASS_ALIAS
+make_program views PASS_ALIAS
+make_program passthrough_c PASS_ALIAS
+make_program constants PROG_CONST
+checkpoint identity PASS_ALIAS
+checkpoint views PASS_ALIAS
+checkpoint passthrough_c PASS_ALIAS
+vjp-checkpoint identity PASS_ALIAS
+linearize-checkpoint equal_outputs LIN_CKPT
+linearize-checkpoint identity LIN_CKPT
+linearize-checkpoint views LIN_CKPT
+linearize-checkpoint passthrough_c LIN_CKPT
+linearize-checkpoint constants LIN_CKPT
+custom_vjp identity PASS_ALIAS
+custom_vjp views PASS_ALIAS
+custom_vjp passthrough_c PASS_ALIAS
+grad-custom_vjp constants CV_CONST
+vjp-custom_vjp constants CV_CONST
+custom_jvp identity PASS_ALIAS
+custom_jvp views PASS_ALIAS
+custom_jvp passthrough_c PASS_ALIAS
+jvp-custom_jvp views PASS_ALIAS
+jvp-custom_jvp passthrough_c PASS_ALIAS
+linearize-custom_jvp identity PASS_ALIAS
+linearize-custom_jvp views PASS_ALIAS
+lax.fori_loop identity PASS_ALIAS
+lax.fori_loop views PASS_ALIAS
+lax.fori_loop passthrough_c PASS_ALIAS
+lax.while_loop identity PASS_ALIAS
+lax.while_loop views PASS_ALIAS
+lax.while_loop passthrough_c PASS_ALIAS
+jit-vmap equal_outputs JIT_EQ
+jit-vmap views PASS_ALIAS
+vmap-jit views PASS_ALIAS
+jit-lax.scan equal_outputs JIT_EQ
+vjp getitem-idx IDX_REF
+vjp at_add-idx IDX_REF
+vjp at_set-idx IDX_REF
+vjp at_max-idx IDX_REF
+vjp setitem-idx IDX_REF
+vjp-has_aux getitem-idx IDX_REF
+vjp-has_aux at_set-idx IDX_REF
+vjp-has_aux setitem-idx IDX_REF
+linearize getitem-idx IDX_REF
+linearize at_add-idx IDX_REF
+linearize at_set-idx IDX_REF
+linearize at_max-idx IDX_REF
+linearize setitem-idx IDX_REF
+jit getitem-idx JIT_IDX
+jit at_add-idx JIT_IDX
+jit at_set-idx JIT_IDX
+jit at_max-idx JIT_IDX
+jit setitem-idx JIT_IDX
+make_program matmul-W PROG_LIVE
+make_program getitem-idx PROG_LIVE
+make_program at_add-idx PROG_LIVE
+make_program at_set-idx PROG_LIVE
+make_program at_max-idx PROG_LIVE
+make_program setitem-idx PROG_LIVE
+make_program where-mask PROG_LIVE
+vjp-checkpoint matmul-W CKPT_LIVE
+vjp-checkpoint getitem-idx CKPT_LIVE
+vjp-checkpoint at_add-idx CKPT_LIVE
+vjp-checkpoint at_set-idx CKPT_LIVE
+vjp-checkpoint at_max-idx CKPT_LIVE
+vjp-checkpoint at_get_fill-fidx CKPT_LIVE
+vjp-checkpoint setitem-idx CKPT_LIVE
+vjp-checkpoint where-mask CKPT_LIVE
+linearize-checkpoint matmul-W CKPT_LIVE
+linearize-checkpoint getitem-idx CKPT_LIVE
+linearize-checkpoint at_add-idx CKPT_LIVE
+linearize-checkpoint at_set-idx CKPT_LIVE
+linearize-checkpoint at_max-idx CKPT_LIVE
+linearize-checkpoint at_get_fill-fidx CKPT_LIVE
+linearize-checkpoint setitem-idx CKPT_LIVE
+linearize-checkpoint where-mask CKPT_LIVE
+linearize-checkpoint matmul-args LIN_CKPT
+linearize-custom_jvp getitem-idx IDX_REF
+linearize-custom_jvp at_add-idx IDX_REF
+linearize-custom_jvp at_set-idx IDX_REF
+linearize-custom_jvp at_max-idx IDX_REF
+linearize-custom_jvp setitem-idx IDX_REF
+jit-grad getitem-idx JIT_IDX
+jit-grad at_max-idx JIT_IDX
+grad-jit getitem-idx JIT_IDX
+grad-jit at_set-idx JIT_IDX
+grad-jit at_max-idx JIT_IDX
+grad-jit setitem-idx JIT_IDX
+jit-vmap getitem-idx JIT_IDX
+jit-vmap at_add-idx JIT_IDX
+jit-vmap at_set-idx JIT_IDX
+jit-vmap at_max-idx JIT_IDX
+jit-vmap setitem-idx JIT_IDX
+vmap-jit matmul-W VMAP_JIT
+vmap-jit getitem-idx VMAP_JIT
+vmap-jit at_add-idx VMAP_JIT
+vmap-jit at_set-idx VMAP_JIT
+vmap-jit at_max-idx VMAP_JIT
+vmap-jit at_get_fill-fidx VMAP_JIT
+vmap-jit setitem-idx VMAP_JIT
+vmap-jit where-mask VMAP_JIT
+jit-lax.scan getitem-idx JIT_IDX
+jit-lax.scan at_add-idx JIT_IDX
+jit-lax.scan at_set-idx JIT_IDX
+jit-lax.scan at_max-idx JIT_IDX
+jit-lax.scan setitem-idx JIT_IDX
+"""
+
+KNOWN = {(r, f): globals()["_" + k] for r, f, k in map(str.split, KNOWN_CELLS.strip().splitlines())}
 
 
 def _xfail(row, fam):
     reason = KNOWN.get((row, fam))
     return [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+
+
+def _known_cell(test):
+    """A KNOWN cell's failure is reported by its message only (``pytrace=False``):
+    pytest formats a traceback of this module in about 0.1 s, which the
+    grid's xfails would otherwise spend; other cells show their tracebacks."""
+    @functools.wraps(test)
+    def run(row, fam):
+        if (row, fam) not in KNOWN:
+            return test(row, fam)
+        try:
+            test(row, fam)
+        except Exception as e:              # noqa: BLE001 (reported, not swallowed)
+            failed = f"{type(e).__name__}: {e}"
+        else:
+            return
+        pytest.fail(failed, pytrace=False)
+    return run
 
 
 # ----- helpers -----
@@ -736,6 +760,7 @@ def test_not_applicable_cells_name_real_rows():
 # ----- the grid -----
 
 @pytest.mark.parametrize("row, fam", _cells(ARG_FAMILIES))
+@_known_cell
 def test_user_code_writes_its_arguments(row, fam):
     T = ROWS[row]
     want_first, want_run, _ = T.prep(ARG_FAMILIES[fam](True), X.copy(), C.copy())
@@ -766,6 +791,7 @@ def _writable(a):
 
 
 @pytest.mark.parametrize("row, fam", _cells(OUT_FAMILIES))
+@_known_cell
 def test_caller_writes_outputs(row, fam):
     T = ROWS[row]
     x, c = X.copy(), C.copy()
@@ -792,6 +818,7 @@ def test_caller_writes_outputs(row, fam):
 
 
 @pytest.mark.parametrize("row, fam", _cells(LATER_FAMILIES))
+@_known_cell
 def test_caller_writes_closed_over_arrays_later(row, fam):
     T = ROWS[row]
     make, name, new = LATER_FAMILIES[fam]
