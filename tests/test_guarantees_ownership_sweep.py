@@ -341,11 +341,11 @@ def _known_cell(test):
     pytest formats a traceback of this module in about 0.1 s, which the
     grid's xfails would otherwise spend; other cells show their tracebacks."""
     @functools.wraps(test)
-    def run(row, fam):
+    def run(row, fam, dt):
         if (row, fam) not in KNOWN:
-            return test(row, fam)
+            return test(row, fam, dt)
         try:
-            test(row, fam)
+            test(row, fam, dt)
         except Exception as e:              # noqa: BLE001 (reported, not swallowed)
             failed = f"{type(e).__name__}: {e}"
         else:
@@ -385,8 +385,8 @@ def _scalar(f):
 
 def _ct(out):
     """A cotangent for ``out`` (the caller's own arrays)."""
-    return xgrad.tree.map(lambda o: np.full(np.shape(o), 0.5) + np.arange(np.size(o)).reshape(
-        np.shape(o)) * 0.25, out)
+    return xgrad.tree.map(lambda o: (np.full(np.shape(o), 0.5) + np.arange(np.size(o)).reshape(
+        np.shape(o)) * 0.25).astype(np.asarray(o).dtype), out)
 
 
 def _stack(x):
@@ -437,7 +437,7 @@ def _vjp_prep(f, x, c):
 
 def _vjp_aux_prep(f, x, c):
     out, fn, aux = xgrad.vjp(lambda x, c: (_scalar(f)(x, c), f(x, c)), x, c, has_aux=True)
-    return (out, aux), lambda: fn(np.asarray(1.5)), ()
+    return (out, aux), lambda: fn(np.asarray(1.5, dtype=x.dtype)), ()
 
 
 def _vjp_ckpt_prep(f, x, c):
@@ -446,7 +446,7 @@ def _vjp_ckpt_prep(f, x, c):
 
 def _linearize_prep(f, x, c):
     out, fl = xgrad.linearize(lambda x: f(x, c), x)
-    t = TX.copy()
+    t = TX.astype(x.dtype)
     return out, lambda: fl(t), (t,)
 
 
@@ -455,23 +455,23 @@ def _linearize_ckpt_prep(f, x, c):
 
 
 def _jvp_prep(f, x, c):
-    t = TX.copy()
+    t = TX.astype(x.dtype)
     return None, lambda: xgrad.jvp(lambda x: f(x, c), (x,), (t,)), (t,)
 
 
 def _jvp_both_prep(f, x, c):
-    tx, tc = TX.copy(), TC.copy()
+    tx, tc = TX.astype(x.dtype), TC.astype(c.dtype)
     return None, lambda: xgrad.jvp(f, (x, c), (tx, tc)), (tx, tc)
 
 
 def _jvp_aux_prep(f, x, c):
-    t = TX.copy()
+    t = TX.astype(x.dtype)
     return None, lambda: xgrad.jvp(lambda x: (_scalar(f)(x, c), f(x, c)), (x,), (t,),
                                    has_aux=True), (t,)
 
 
 def _hvp_prep(f, x, c):
-    t = TX.copy()
+    t = TX.astype(x.dtype)
     return None, lambda: xgrad.hvp(_scalar(f), (x, c), (t,)), (t,)
 
 
@@ -602,7 +602,7 @@ def _write_or(pure, arr, idx, value):
     if not pure:
         arr[idx] = value
         return arr
-    onehot = np.zeros(np.shape(arr)[-1])
+    onehot = np.zeros(np.shape(arr)[-1], dtype=_np_dtype(arr))
     onehot[idx if not isinstance(idx, tuple) else idx[-1]] = 1.0
     if isinstance(idx, tuple):                  # a row of a matrix: (row, col)
         rows = [arr[i] for i in range(np.shape(arr)[0])]
@@ -610,6 +610,10 @@ def _write_or(pure, arr, idx, value):
         rows[r] = rows[r] * (1.0 - onehot) + value * onehot
         return xnp.stack(rows)
     return arr * (1.0 - onehot) + value * onehot
+
+
+def _np_dtype(a):
+    return np.dtype(str(a.dtype).split(".")[-1])
 
 
 def _writes_args(pure):
@@ -672,7 +676,7 @@ def _passthrough_c(x, c):
 
 
 def _constants(x, c):
-    return {"s": xnp.sin(x) * c[1], "ones": xnp.ones(3), "zeros": xnp.zeros(3)}
+    return {"s": xnp.sin(x) * c[1], "ones": xnp.ones(3, dtype=x.dtype), "zeros": xnp.zeros(3, dtype=x.dtype)}
 
 
 ARG_FAMILIES = {
@@ -696,8 +700,8 @@ def _at(x):
     return x.at if hasattr(x, "at") else xnp.at(x)
 
 
-def _env():
-    return {"W": np.array([[1.0, -2.0, 0.5], [0.25, 3.0, -1.0], [2.0, 0.0, 1.5]]),
+def _env(dt):
+    return {"W": np.array([[1.0, -2.0, 0.5], [0.25, 3.0, -1.0], [2.0, 0.0, 1.5]], dtype=dt),
             "idx": np.array([0, 2, 0]), "fidx": np.array([0, 5, 2]),
             "mask": np.array([True, False, True])}
 
@@ -741,13 +745,20 @@ for _r in ["vjp-custom_vjp"]:
                                         "closes over at that call, as in jax")
 
 
+# rows also swept in float32 (the grid's dtype check then holds float32 too)
+FLOAT32_ROWS = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "hessian", "vmap", "jit",
+                "jit-grad", "vjp-checkpoint", "lax.scan", "lax.fori_loop"]
+
+
 def _cells(families):
     out = []
     for r in ROWS:
         for fam in families:
             if (r, fam) in NOT_APPLICABLE:
                 continue
-            out.append(pytest.param(r, fam, id=f"{r}-{fam}", marks=_xfail(r, fam)))
+            for dt in ["float64", "float32"] if r in FLOAT32_ROWS else ["float64"]:
+                out.append(pytest.param(r, fam, np.dtype(dt), marks=_xfail(r, fam),
+                                        id=f"{r}-{fam}" + ("-f32" if dt == "float32" else "")))
     return out
 
 
@@ -759,26 +770,27 @@ def test_not_applicable_cells_name_real_rows():
 
 # ----- the grid -----
 
-@pytest.mark.parametrize("row, fam", _cells(ARG_FAMILIES))
+@pytest.mark.parametrize("row, fam, dt", _cells(ARG_FAMILIES))
 @_known_cell
-def test_user_code_writes_its_arguments(row, fam):
+def test_user_code_writes_its_arguments(row, fam, dt):
     T = ROWS[row]
-    want_first, want_run, _ = T.prep(ARG_FAMILIES[fam](True), X.copy(), C.copy())
+    want_first, want_run, _ = T.prep(ARG_FAMILIES[fam](True), X.astype(dt), C.astype(dt))
     want = (want_first, want_run())
-    x, c = X.copy(), C.copy()
+    x, c = X.astype(dt), C.astype(dt)
     try:
         first, run, callers = T.prep(ARG_FAMILIES[fam](False), x, c)
         caller0 = [a.copy() for a in callers]
         got = (first, run())
     except ValueError as e:           # a read-only argument refuses the write, as jax's does
         assert "read-only" in str(e), e
-        assert _same(x, X) and _same(c, C)
+        assert _same(x, X.astype(dt)) and _same(c, C.astype(dt))
         return
-    assert _same(x, X), f"{row}: the caller's differentiated argument was written: {x}"
+    assert _same(x, X.astype(dt)), f"{row}: the caller's differentiated argument was written: {x}"
     if not (T.c_closed and fam == "writes_args"):
-        assert _same(c, C), f"{row}: the caller's numpy argument was written: {c}"
+        assert _same(c, C.astype(dt)), f"{row}: the caller's numpy argument was written: {c}"
     for a, a0 in zip(callers, caller0):
         assert _same(a, a0), f"{row}: the caller's tangent/cotangent was written"
+    assert_dtype(got, dt, f"{row}/{fam}")
     # the in-place writes give the numbers of their functional twin
     for a, b in zip(leaves(got), leaves(want)):
         np.testing.assert_allclose(_np(a), _np(b), rtol=1e-13, atol=1e-14, err_msg=row)
@@ -786,18 +798,27 @@ def test_user_code_writes_its_arguments(row, fam):
     assert_same_tree(run(), got[1], f"{row}: a second run")
 
 
+def assert_dtype(tree, dt, what):
+    """Every floating output has the inputs' dtype (jax's rule; float32 stays float32)."""
+    for i, a in enumerate(leaves(tree)):
+        a = _np(a)
+        if np.issubdtype(a.dtype, np.floating):
+            assert a.dtype == dt, f"{what}: output {i} is {a.dtype}, inputs are {dt}"
+
+
 def _writable(a):
     return isinstance(a, np.ndarray) and a.flags.writeable and a.size
 
 
-@pytest.mark.parametrize("row, fam", _cells(OUT_FAMILIES))
+@pytest.mark.parametrize("row, fam, dt", _cells(OUT_FAMILIES))
 @_known_cell
-def test_caller_writes_outputs(row, fam):
+def test_caller_writes_outputs(row, fam, dt):
     T = ROWS[row]
-    x, c = X.copy(), C.copy()
+    x, c = X.astype(dt), C.astype(dt)
     first, run, callers = T.prep(OUT_FAMILIES[fam], x, c)
     r1 = run()
     r2 = run()
+    assert_dtype((first, r1), dt, f"{row}/{fam}")
     want = _copy_tree(r1)
     outs = leaves(first) + leaves(r1) + leaves(r2)
     snap = [np.array(o, copy=True) for o in outs]
@@ -817,12 +838,12 @@ def test_caller_writes_outputs(row, fam):
         o[...] = snap[i]
 
 
-@pytest.mark.parametrize("row, fam", _cells(LATER_FAMILIES))
+@pytest.mark.parametrize("row, fam, dt", _cells(LATER_FAMILIES))
 @_known_cell
-def test_caller_writes_closed_over_arrays_later(row, fam):
+def test_caller_writes_closed_over_arrays_later(row, fam, dt):
     T = ROWS[row]
     make, name, new = LATER_FAMILIES[fam]
-    env, x, c = _env(), X.copy(), C.copy()
+    env, x, c = _env(dt), X.astype(dt), C.astype(dt)
     first, run, _ = T.prep(make(env), x, c)
     first0 = _copy_tree(first)
     env0, x0, c0 = _copy_tree(env), x.copy(), c.copy()
