@@ -49,8 +49,8 @@ MASK = np.array([0.0, 1.0, 1.0])
 
 # ----- cells that fail today (strict: the fix turns them into an XPASS) -----
 
-_NUMPY_ARG = ("user code gets the caller's own numpy argument (the one not differentiated): "
-              "its write changes the caller's array")
+_NUMPY_ARG = ("user code gets the caller's own array argument (numpy, array_api_strict, "
+              "dask; the one not differentiated): its write changes the caller's array")
 _SLICE = ("a lax.scan/lax.map body gets a view of the caller's numpy array (closed over) as "
           "its step slice: its write changes the caller's array")
 _CARRY = ("a lax.fori_loop/while_loop body gets the init_val buffer itself (a view of the "
@@ -326,6 +326,24 @@ jit-lax.scan at_add-idx JIT_IDX
 jit-lax.scan at_set-idx JIT_IDX
 jit-lax.scan at_max-idx JIT_IDX
 jit-lax.scan setitem-idx JIT_IDX
+grad writes_c@array_api_strict NUMPY_ARG
+value_and_grad writes_c@array_api_strict NUMPY_ARG
+jacrev writes_c@array_api_strict NUMPY_ARG
+hessian writes_c@array_api_strict NUMPY_ARG
+jvp identity@array_api_strict PASS_ALIAS
+vjp_fn identity@array_api_strict PASS_ALIAS
+jit identity@array_api_strict PASS_ALIAS
+vmap identity@array_api_strict PASS_ALIAS
+grad-has_aux identity@array_api_strict AUX_ALIAS
+grad writes_c@dask NUMPY_ARG
+value_and_grad writes_c@dask NUMPY_ARG
+jacrev writes_c@dask NUMPY_ARG
+hessian writes_c@dask NUMPY_ARG
+jvp identity@dask PASS_ALIAS
+vjp_fn identity@dask PASS_ALIAS
+jit identity@dask PASS_ALIAS
+vmap identity@dask PASS_ALIAS
+grad-has_aux identity@dask AUX_ALIAS
 """
 
 KNOWN = {(r, f): globals()["_" + k] for r, f, k in map(str.split, KNOWN_CELLS.strip().splitlines())}
@@ -341,7 +359,7 @@ def _known_cell(test):
     pytest formats a traceback of this module in about 0.1 s, which the
     grid's xfails would otherwise spend; other cells show their tracebacks."""
     @functools.wraps(test)
-    def run(row, fam, dt):
+    def run(row, fam, dt=None):
         if (row, fam) not in KNOWN:
             return test(row, fam, dt)
         try:
@@ -765,7 +783,12 @@ def _cells(families):
 def test_not_applicable_cells_name_real_rows():
     fams = set(ARG_FAMILIES) | set(OUT_FAMILIES) | set(LATER_FAMILIES)
     for (r, fam), why in list(NOT_APPLICABLE.items()) + list(KNOWN.items()):
-        assert r in ROWS and fam in fams and why
+        if "@" in fam:
+            kind, backend = fam.split("@")
+            table = {"writes_c": BACKEND_WRITES, "identity": BACKEND_IDENTITY}[kind]
+            assert r in table and backend in BACKENDS and why
+        else:
+            assert r in ROWS and fam in fams and why
 
 
 # ----- the grid -----
@@ -869,3 +892,75 @@ def test_caller_writes_closed_over_arrays_later(row, fam, dt):
     want_first, want_run, _ = T.prep(make(_copy_tree(ref_env)), ref_x, ref_c)
     assert_same_tree(got, want_run(), f"{row}/{fam}: run after the caller wrote {name}")
     assert_same_tree(first, first0, f"{row}/{fam}: the first output after the caller wrote {name}")
+
+
+# ----- the same guarantees on array_api_strict and dask arrays -----
+
+BACKENDS = ["array_api_strict", "dask"]
+
+
+def _on(backend, a):
+    if backend == "dask":
+        da = pytest.importorskip("dask.array")
+        return da.from_array(np.array(a, copy=True), chunks=2)
+    s = pytest.importorskip("array_api_strict")
+    return s.asarray(np.array(a, copy=True))
+
+
+def _to_np(a):
+    a = a.compute() if hasattr(a, "compute") else a
+    return np.asarray(a)
+
+
+def _writes_c(x, c):
+    c[0] = 7.0
+    return xnp.sum(xnp.sin(x) * c)
+
+
+# row -> its call of a function of (x, c) that writes c (not differentiated)
+BACKEND_WRITES = {
+    "grad": lambda f, x, c: xgrad.grad(f)(x, c),
+    "value_and_grad": lambda f, x, c: xgrad.value_and_grad(f)(x, c),
+    "jacrev": lambda f, x, c: xgrad.jacrev(f)(x, c),
+    "hessian": lambda f, x, c: xgrad.hessian(f)(x, c),
+    "vmap": lambda f, x, c: xgrad.vmap(f, in_axes=(0, None))(xnp.stack([x, x]), c),
+    "jit": lambda f, x, c: xgrad.jit(f)(x, c),
+    "grad-checkpoint": lambda f, x, c: xgrad.grad(xgrad.checkpoint(f))(x, c),
+}
+
+# row -> (its outputs, for inputs a and b) when the function is the identity
+BACKEND_IDENTITY = {
+    "jvp": lambda a, b: xgrad.jvp(lambda v: v, (a,), (b,)),
+    "vjp_fn": lambda a, b: xgrad.vjp(lambda v: v, a)[1](b),
+    "jit": lambda a, b: (xgrad.jit(lambda v: v)(a),),
+    "vmap": lambda a, b: (xgrad.vmap(lambda v: v)(a),),
+    "grad-has_aux": lambda a, b: xgrad.grad(lambda v: (xnp.sum(v), v), has_aux=True)(a)[1:],
+}
+
+
+def _backend_cells(table, kind):
+    return [pytest.param(r, f"{kind}@{b}", id=f"{r}-{kind}@{b}", marks=_xfail(r, f"{kind}@{b}"))
+            for r in table for b in BACKENDS]
+
+
+@pytest.mark.parametrize("row, fam", _backend_cells(BACKEND_WRITES, "writes_c"))
+@_known_cell
+def test_user_code_writes_an_argument_other_backends(row, fam, dt=None):
+    backend = fam.split("@")[1]
+    x0, c0 = np.array([0.5, -1.0, 2.0]), np.array([1.0, 2.0, 3.0])
+    want = BACKEND_WRITES[row](_writes_c, x0.copy(), c0.copy())
+    x, c = _on(backend, x0), _on(backend, c0)
+    got = BACKEND_WRITES[row](_writes_c, x, c)
+    assert _same(_to_np(c), c0), f"{row}: the caller's {backend} argument was written: {_to_np(c)}"
+    for a, b in zip(leaves(got), leaves(want)):
+        np.testing.assert_allclose(_to_np(a), b, rtol=1e-14, err_msg=row)
+
+
+@pytest.mark.parametrize("row, fam", _backend_cells(BACKEND_IDENTITY, "identity"))
+@_known_cell
+def test_identity_outputs_are_not_the_inputs_other_backends(row, fam, dt=None):
+    backend = fam.split("@")[1]
+    a0, b0 = np.array([[0.5, -1.0, 2.0], [1.0, 2.0, 3.0]]), np.array([[3.0, 4.0, 5.0], [6.0, 7.0, 8.0]])
+    a, b = _on(backend, a0), _on(backend, b0)
+    outs = leaves(BACKEND_IDENTITY[row](a, b))
+    assert outs and not any(o is a or o is b for o in outs), f"{row} returned the caller's array"
