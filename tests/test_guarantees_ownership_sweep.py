@@ -41,6 +41,9 @@ import xgrad.numpy as xnp
 from xgrad import lax
 from xgrad.tree import leaves
 
+# the NaN-safe family's fast attempt divides by sqrt(0), as intended
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
 X = np.array([0.5, -1.0, 2.0])
 C = np.array([[1.0, 2.0, 3.0], [0.5, -0.25, 4.0]])
 TX = np.array([0.3, -0.7, 1.1])            # a tangent for x
@@ -64,7 +67,10 @@ _PASS_ALIAS = ("an output that is an input passed through (identity, a view, the
                "or two outputs (or two calls) share one buffer")
 _JIT_EQ = "jit replays return one buffer for equal outputs"
 _PROG_CONST = "a make_program Program returns its constant outputs by reference: every call the same buffer"
-_JAC_VIEWS = "jacfwd returns the Jacobians of x and x[1:] as views of one buffer"
+_JAC_VIEWS = ("jacfwd returns the Jacobians of outputs linear in x (x, x[1:], x + c) as "
+              "views of one buffer")
+_RERUN = ("the NaN-safe re-run gets the same copy of the numpy argument that the first "
+          "run wrote in place: the derivative is computed at the written values (2x here)")
 _CV_CONST = ("custom_vjp under grad/vjp refuses a function that returns an xgrad.numpy "
              "creation constant (xnp.ones): 'closes over a traced value' (jax accepts)")
 _LIN_CKPT = "linearize(checkpoint(f)): the primal output is a staging tracer (TypeError on use)"
@@ -344,6 +350,34 @@ vjp_fn identity@dask PASS_ALIAS
 jit identity@dask PASS_ALIAS
 vmap identity@dask PASS_ALIAS
 grad-has_aux identity@dask AUX_ALIAS
+vmap-grad writes_args_nan_rerun RERUN
+grad-custom_vjp writes_args_nan_rerun RERUN
+vjp-custom_vjp writes_args_nan_rerun RERUN
+jvp-both add PASS_ALIAS
+jvp add PASS_ALIAS
+linearize add PASS_ALIAS
+linearize-custom_jvp add PASS_ALIAS
+jacfwd add JAC_VIEWS
+linearize-checkpoint add LIN_CKPT
+linearize-checkpoint writes_args_nan_rerun LIN_CKPT
+grad writes_args_nan_rerun NUMPY_ARG
+grad-has_aux writes_args_nan_rerun NUMPY_ARG
+value_and_grad writes_args_nan_rerun NUMPY_ARG
+value_and_grad-has_aux writes_args_nan_rerun NUMPY_ARG
+jacfwd writes_args_nan_rerun NUMPY_ARG
+jacrev writes_args_nan_rerun NUMPY_ARG
+hessian writes_args_nan_rerun NUMPY_ARG
+laplacian writes_args_nan_rerun NUMPY_ARG
+diag_hessian writes_args_nan_rerun NUMPY_ARG
+grad-lax.scan writes_args_nan_rerun NUMPY_ARG
+jacfwd-jacrev writes_args_nan_rerun NUMPY_ARG
+checkpoint writes_args_nan_rerun EAGER
+custom_vjp writes_args_nan_rerun EAGER
+custom_jvp writes_args_nan_rerun EAGER
+lax.scan writes_args_nan_rerun EAGER
+lax.map writes_args_nan_rerun EAGER
+lax.fori_loop writes_args_nan_rerun EAGER
+lax.while_loop writes_args_nan_rerun EAGER
 """
 
 KNOWN = {(r, f): globals()["_" + k] for r, f, k in map(str.split, KNOWN_CELLS.strip().splitlines())}
@@ -642,6 +676,20 @@ def _writes_args(pure):
     return f
 
 
+def _writes_args_nan_rerun(pure):
+    """An in-place scaling of the numpy argument in a function whose fast
+    derivative is not finite (sqrt at 0 under a where): grad, jvp, jacfwd and
+    hessian run the function again NaN-safe, and the second run must see the
+    caller's values, not the first run's write."""
+    def f(x, c):
+        if pure:
+            c = c * 2.0
+        else:
+            c *= 2.0
+        return xnp.where(x > 0.0, xnp.sqrt(xnp.abs(x) * (x > 0.0)), 0.0) * c[0] + c[1]
+    return f
+
+
 def _scan_writes_slice(pure):
     def f(x, c):
         def body(k, row):
@@ -677,6 +725,11 @@ def _while_writes_carry(pure):
     return f
 
 
+def _add(x, c):
+    """Linear in both arguments: a derivative can be the cotangent/tangent itself."""
+    return {"sum": x + c[0], "diff": x - 0.0}
+
+
 def _equal_outputs(x, c):
     return {"a": xnp.sin(x) * c[0], "m": x * 0.0, "v": x * 0.0}
 
@@ -699,6 +752,7 @@ def _constants(x, c):
 
 ARG_FAMILIES = {
     "writes_args": _writes_args,
+    "writes_args_nan_rerun": _writes_args_nan_rerun,
     "scan_writes_slice": _scan_writes_slice,
     "map_writes_slice": _map_writes_slice,
     "fori_writes_carry": _fori_writes_carry,
@@ -707,6 +761,7 @@ ARG_FAMILIES = {
 
 OUT_FAMILIES = {
     "equal_outputs": _equal_outputs,
+    "add": _add,
     "identity": _identity,
     "views": _views,
     "passthrough_c": _passthrough_c,
@@ -756,6 +811,11 @@ def _setitem(e):
 NOT_APPLICABLE = {
     ("lax.map", "identity"): "x is mapped: lax.map's output is a stack, never an input",
 }
+for _r, _row in ROWS.items():
+    if _row.c_closed:
+        NOT_APPLICABLE[(_r, "writes_args_nan_rerun")] = (
+            "c is closed over: the function scales the caller's own array, a side effect "
+            "that the NaN-safe re-run repeats (as the README says of side effects)")
 for _r in ["vjp-custom_vjp"]:
     for _f in LATER_FAMILIES:
         if _f != "matmul-args":
