@@ -291,7 +291,9 @@ def _subnormal_mask(item, shape):
     """Positions of an elementwise output whose input has a subnormal (XLA
     flushes subnormals to zero on the CPU: jax is no oracle there)."""
     m = np.zeros(shape, bool)
-    for a in (item.args[i] for i in item.swept):
+    both = [item.args[i] for i in item.swept]
+    both += [item.args2[i] for i in item.swept] if item.args2 is not None else []
+    for a in both:            # (the vmap batch's second example too)
         a = np.asarray(a)
         if a.dtype.kind == "f":
             sub = (a != 0) & (np.abs(a) < np.finfo(a.dtype).tiny)
@@ -314,7 +316,7 @@ def compare(item, got, want, what, nan_ok=False):
             g2.append(a)
             w2.append(b)
             continue
-        if item.elementwise and b.dtype.kind in "fc" and a.shape == b.shape:
+        if item.elementwise and a.shape == b.shape:
             m = _subnormal_mask(item, b.shape)
             if m.any():      # (XLA flushes a subnormal input to 0, NaN-ness included)
                 b = b.copy()
@@ -406,7 +408,7 @@ def run(item, jax, transforms=None, nan_ok=()):
     a function of floats only, a shape it rejects)."""
     jnp = jax.numpy
     jfn = item.jfn or item.fn
-    todo = [t for t in (transforms or KIND_TRANSFORMS[item.kind])]
+    todo = [t for t in (KIND_TRANSFORMS[item.kind] if transforms is None else transforms)]
     if not item.diff or item.order == 0:
         todo = [t for t in todo if t not in ("jvp", "grad", "hessian")]
     if item.order < 2:
