@@ -60,6 +60,20 @@ WAIVED = {
 # ----- known failures (strict) -------------------------------------------------------
 # "ident::kind::transform" -> "owner area: symptom"; remove the line when it passes
 KNOWN = {
+    "scipy.special.gammaincc-x::nonfinite::jit": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
+    "scipy.special.gammaincc-x::nonfinite::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
+    "scipy.special.gammaincc-x::nonfinite::value": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
+    "scipy.special.gammaincc-x::nonfinite::vmap": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
+    "scipy.special.beta::extreme::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
+    "scipy.special.beta::extreme::jit": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
+    "scipy.special.beta::extreme::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
+    "scipy.special.beta::extreme::value": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
+    "scipy.special.beta::extreme::vmap": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
+    "scipy.special.boxcox::extreme::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
+    "scipy.special.boxcox::extreme::jit": "special: Not equal to tolerance rtol=1e-09, atol=1e-12 | Mismatched elements: 2 / 12 (16.7%) | Mismatch at indices: | Max absolute difference among violations:",
+    "scipy.special.boxcox::extreme::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12 | Mismatched elements: 2 / 12 (16.7%) | Mismatch at indices: | Max absolute difference among violations:",
+    "scipy.special.boxcox::extreme::value": "special: Not equal to tolerance rtol=1e-09, atol=1e-12 | Mismatched elements: 2 / 12 (16.7%) | Mismatch at indices: | Max absolute difference among violations:",
+    "scipy.special.boxcox::extreme::vmap": "special: Not equal to tolerance rtol=1e-09, atol=1e-12 | Mismatched elements: 2 / 12 (16.7%) | Mismatch at indices: | Max absolute difference among violations:",
     "linalg.slogdet-repeated::degenerate::grad": "linalg: raises TypeError: SlogdetResult.__new__() missing 1 required positional argument: 'logabsdet'",
     "linalg.slogdet-repeated::degenerate::hessian": "linalg: raises TypeError: SlogdetResult.__new__() missing 1 required positional argument: 'logabsdet'",
     "linalg.eigh-repeated-sum::degenerate::grad": "linalg: Not equal to tolerance rtol=1e-09, atol=1e-12",
