@@ -22,7 +22,7 @@ import math
 from . import defprim as _defprim
 from .. import core as _core
 from .. import numpy as xnp
-from ..backends import is_complex, type_namespaces as _type_namespaces
+from ..backends import is_complex, is_inexact, type_namespaces as _type_namespaces
 
 defprim = functools.partial(_defprim, family="elementwise", export=True)
 
@@ -94,7 +94,17 @@ defprim("log10", lambda xp, x: xp.log10(x),
         deriv=lambda ans, x: xnp.reciprocal(x * _LN10), domain=(0.2, 4.0))
 defprim("sqrt", lambda xp, x: xp.sqrt(x), deriv=lambda ans, x: 0.5 / ans, domain=(0.2, 4.0))
 defprim("square", lambda xp, x: xp.square(x), deriv=lambda ans, x: 2.0 * x, domain=(-3.0, 3.0))
-defprim("reciprocal", lambda xp, x: xp.reciprocal(x),
+def _inexact(xp, x):
+    """``x`` in jax's inexact dtype for it: a 64-bit integer becomes float64,
+    a narrower integer or a boolean float32 (numpy's ``reciprocal`` divides
+    integers: 1 / 2 == 0)."""
+    if is_inexact(x.dtype):
+        return x
+    wide = x.dtype != xp.bool and xp.iinfo(x.dtype).bits == 64
+    return xp.astype(x, xp.float64 if wide else xp.float32)
+
+
+defprim("reciprocal", lambda xp, x: xp.reciprocal(_inexact(xp, x)),
         deriv=lambda ans, x: -xnp.square(ans), domain=(0.3, 3.0))
 
 # ----- unary elementwise: linear -----
