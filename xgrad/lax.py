@@ -25,11 +25,13 @@ order) and batching with no rule of their own:
 Under ``xgrad.jit`` the loop is staged unrolled, and a predicate read
 while staging is a guard of the staged program (re-staged when it changes).
 
-NB: because the values are concrete, the branch not taken is not run (JAX
-traces both branches for their types, then runs one) and a body runs once
-per iteration; the shapes and dtypes are still checked where JAX checks
-them (the carry of ``scan``, ``fori_loop`` and ``while_loop``, the outputs
-of ``cond``'s branches), with JAX's TypeError.
+NB: because the values are concrete, a body runs once per iteration, and
+``cond``/``switch`` run the branch not taken too, on the same operands, only
+to compare its output types with the taken branch's (JAX traces both
+branches for their types, then runs one); its result is dropped, and under
+``jit`` its staged equations are dead code. The shapes and dtypes are
+checked where JAX checks them (the carry of ``scan``, ``fori_loop`` and
+``while_loop``, the outputs of ``cond``'s branches), with JAX's TypeError.
 """
 import builtins as _builtins
 import copy as _copy
