@@ -462,8 +462,13 @@ class _IndexUpdateRef:
         dt = x.dtype
         if kind != "set" and isinstance(kind, str):
             rt = X.result_type(x, values)
+            if kind in ("add", "subtract", "multiply") and X.isdtype(rt, "bool"):
+                raise TypeError(f"at[...].{kind}: not defined for boolean arrays (as in JAX); "
+                                f"use .max (logical or), .min (logical and) or .set")
             if rt != dt:
                 x = X.astype(x, rt)
+            if kind == "subtract":
+                kind, values = "add", X.negative(values) if hasattr(values, "shape") else -values
         if pads:
             x = _pad(x, pads, 0)
         if kind in ("set", "add", "min", "max") and (_is_traced(idx) or kind in ("min", "max")):
@@ -497,8 +502,7 @@ class _IndexUpdateRef:
     def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
                  out_sharding=None, wrap_negative_indices=True):
         """``x[idx] -= values`` on a copy, repeated indices accumulating."""
-        return self._update("add", _X().negative(values) if isinstance(values, _Tracer)
-                            or hasattr(values, "shape") else -values, mode, wrap_negative_indices)
+        return self._update("subtract", values, mode, wrap_negative_indices)
 
     def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
                  out_sharding=None, wrap_negative_indices=True):
@@ -512,16 +516,20 @@ class _IndexUpdateRef:
         """``x[idx] /= values`` on a copy, repeated indices accumulating:
         as JAX, ``x / ones_like(x).at[idx].multiply(values)`` (so an
         integer ``x`` gives a floating-point result)."""
-        return self._by_product(_X().divide, values, mode, wrap_negative_indices)
+        return self._by_product("divide", values, mode, wrap_negative_indices)
 
     def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
               out_sharding=None, wrap_negative_indices=True):
         """``x[idx] **= values`` on a copy, repeated indices accumulating:
         as JAX, ``x ** ones_like(x).at[idx].multiply(values)``."""
-        return self._by_product(_X().pow, values, mode, wrap_negative_indices)
+        return self._by_product("power", values, mode, wrap_negative_indices)
 
-    def _by_product(self, op, values, mode, wrap):
+    def _by_product(self, name, values, mode, wrap):
         x = self.array
+        X = _X()
+        if X.isdtype(X.result_type(x, values), "bool"):
+            raise TypeError(f"at[...].{name}: not defined for boolean arrays (as in JAX)")
+        op = X.divide if name == "divide" else X.pow
         ones = _IndexUpdateRef(_X()._ones_like(x), self.index)._update("multiply", values, mode,
                                                                      wrap)
         return _keep_traced(x, op(x, ones))

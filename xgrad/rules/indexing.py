@@ -173,23 +173,17 @@ def _index_extremum(xp, x, p, v, op):
     return out != 0 if is_bool else out
 
 
-def _same(a, b):
-    """``a == b``, NaN equal to NaN (a NaN result ties with the NaN entry that made it)."""
-    eq = a == b
-    if is_inexact(a.dtype):
-        eq = xnp.logical_or(eq, xnp.logical_and(xnp.isnan(a), xnp.isnan(b)))
-    return eq
-
-
 def _tie_shares(ans, x, v, pos):
     """Which entries of ``x`` and of ``v`` equal the result of a max/min
     scatter at their position, and the count of such entries per position
-    (at least 1: the result is one of them)."""
-    cx = _same(x, ans)
-    cv = _same(v, xnp._gather(ans, pos))
+    (at least 1, so that a NaN result, which equals nothing, gets the
+    derivative 0 everywhere, as JAX's)."""
     dt = ans.dtype if is_inexact(ans.dtype) else "float64"
-    one = xnp.astype(cv, dt)
-    count = xnp.add(xnp.astype(cx, dt), xnp._scatter(xnp._zeros_like(ans, dtype=dt), one, pos, "add"))
+    zeros = xnp._zeros_like(ans, dtype=dt)
+    touched = xnp._scatter(zeros, xnp._zeros_like(pos, dtype=dt) + 1, pos, "add") > 0
+    cx = xnp.logical_or(ans == x, xnp.logical_not(touched))   # untouched: x itself, even NaN
+    cv = xnp._gather(ans, pos) == v
+    count = xnp.add(xnp.astype(cx, dt), xnp._scatter(zeros, xnp.astype(cv, dt), pos, "add"))
     return cx, cv, xnp.maximum(count, 1)
 
 
