@@ -64,7 +64,7 @@ def test_at_update_with_a_batched_index(m, mode, axes):
     v = V if axes[1] == 0 else V[0]
 
     def f(ns, x, v, i):
-        return getattr((xnp.at(x) if ns is xnp else x.at)[i], m)(v, mode=mode)
+        return getattr((xnp.at(x) if ns is xnp else jnp.asarray(x).at)[i], m)(v, mode=mode)
     # the index is not differentiable: differentiate x and v only
     got = xgrad.vmap(lambda x, v, i: f(xnp, x, v, i), in_axes=axes)(x, v, idx)
     want = jax.vmap(lambda x, v, i: f(jnp, x, v, i), in_axes=axes)(x, v, idx)
