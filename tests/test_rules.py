@@ -455,6 +455,14 @@ def _indexing_cases():
           strict=("skip", "array_api_strict needs a full index (x[i, ...] with int arrays)")),
         C("index_add[1d repeated]", ("index_add",), lambda ns, c, x, v: ns._index_add(x, v, c["s"]),
           (5,), (4,), jf=_at("s", "add"), consts={"s": (c["i"],)}),
+        # gather / scatter: flat positions as an operand (per-example indices under vmap)
+        C("gather[2d positions]", ("gather",), lambda ns, c, x: ns._gather(x, c["p"]), (5,),
+          jf=lambda ns, c, x: x[c["p"]], consts={"p": np.array([[0, 2, 2], [4, 1, 0]])}),
+    ] + [
+        C(f"scatter[{op}]", ("scatter",), (lambda op: lambda ns, c, x, v: ns._scatter(
+            x, v, c["p"], op))(op), (5,), (4,), jf=_at("p", op), distinct=op in ("max", "min"),
+          consts={"p": np.array([0, 2, 2, 4])})
+        for op in ("add", "set", "max", "min")
     ]
     for case in out:
         if not case.consts:

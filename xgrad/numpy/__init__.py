@@ -672,57 +672,59 @@ def triu(m, k=0):
 # indexing
 
 _getitem_p, _index_add_p, _index_set_p = _P["getitem"], _P["index_add"], _P["index_set"]
+_gather_p, _scatter_p = _P["gather"], _P["scatter"]
 
 
-def _norm_index(idx):
+def _norm_index(idx, own=False, keep_traced=False):
     """Make an index static: traced index arrays become their concrete values
-    (an index has no derivative); lists become arrays."""
+    (an index has no derivative); lists become arrays. ``own``: the index
+    will be kept (by a derivative or a staged program), so a caller's array
+    in it is copied, once, into a read-only array that nobody can write
+    (``idx[...] = 1`` after ``vjp`` must not change the derivative).
+    ``keep_traced``: an index array without a concrete value (per example
+    under vmap) is kept as it is instead of raising."""
     parts = idx if isinstance(idx, tuple) else (idx,)
     out = []
     for p in parts:
         if isinstance(p, _Tracer):
-            p = _concrete(p)
+            try:
+                p = _concrete(p)
+            except TypeError:
+                if not keep_traced:
+                    raise
+                out.append(p)
+                continue
+            if own:
+                p = _owned_index(p)
         elif isinstance(p, list):
             p = _default_namespace().asarray(p)
+            if own:
+                p.flags.writeable = False
+        elif own and hasattr(p, "shape") and hasattr(p, "dtype"):
+            p = _owned_index(p)
         out.append(p)
     return tuple(out) if isinstance(idx, tuple) else out[0]
 
 
 def _getitem(x, idx):
     try:
-        static = _norm_index(idx)
+        static = _norm_index(idx, own=isinstance(x, _Tracer))
     except TypeError:             # no concrete value: a per-example index under vmap
-        return _gather_traced(x, idx)
+        return _at_get_traced(x, idx)
     return _bind(_getitem_p, x, idx=static)
 
 
-def _gather_traced(x, idx):
-    """``x[:, ..., i]`` for one integer index ``i`` without a concrete value
-    (it differs per example under vmap), full slices elsewhere: a one-hot
-    contraction over the indexed axis (O(n) per element), made of primitives
-    that batch and differentiate."""
-    parts = idx if isinstance(idx, tuple) else (idx,)
-    pos = [j for j, p in enumerate(parts) if isinstance(p, _Tracer)]
-    if _builtins.any(isdtype(p.dtype, "bool") for p in parts if isinstance(p, _Tracer)):
-        raise TypeError("x[mask] with a boolean mask that differs per example (under vmap) "
-                        "has no fixed shape; use xgrad.numpy.where(mask, x, 0.0) (and a "
-                        "reduction) instead")
-    if len(pos) != 1 or _builtins.any(not (isinstance(p, slice) and p == slice(None))
-                                     for j, p in enumerate(parts) if j != pos[0]):
-        raise TypeError("an index without a concrete value (it differs per example under "
-                        "vmap) is supported only as x[:, ..., i] with one integer index array "
-                        "and full slices elsewhere; use take_along_axis or a one-hot product")
-    k, i = pos[0], parts[pos[0]]
-    n, nd = x.shape[k], _ndim(x)
-    i = where(i < 0, i + n, i)
-    hot = astype(expand_dims(i, axis=-1) == _backend_of(x).arange(n), x.dtype)
-    xk = permute_dims(x, tuple(j for j in range(nd) if j != k) + (k,))
-    m = _math.prod(i.shape)
-    out = matmul(xk, permute_dims(reshape(hot, (m, n)), (1, 0)))
-    out = reshape(out, tuple(xk.shape[:-1]) + tuple(i.shape))
-    r = _builtins.len(i.shape)
-    return permute_dims(out, tuple(range(k)) + tuple(range(nd - 1, nd - 1 + r))
-                        + tuple(range(k, nd - 1)))
+def _gather(x, pos):
+    """``x[pos]`` for a 1-D ``x`` and integer positions ``pos`` of any shape,
+    which may be traced (per example under vmap)."""
+    return _bind(_gather_p, x, pos)
+
+
+def _scatter(x, v, pos, op):
+    """``x`` (1-D) with ``v`` (of ``pos``'s shape) written at ``pos``:
+    ``op`` "set" (the last write wins), "add", "max" or "min" (every write
+    applies)."""
+    return _bind(_scatter_p, x, v, pos, op=op)
 
 
 def _index_add(x, v, idx):
@@ -810,7 +812,10 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     axis = _norm_axis(axis, nd)[0]
     idx = _idx_array(indices)
     if idx is None:                   # per-example indices under vmap
-        return _getitem(x, (slice(None),) * axis + (indices,))
+        if mode == "wrap":
+            indices, mode = remainder(indices, x.shape[axis]), "clip"
+        return at(x)[(slice(None),) * axis + (indices,)].get(
+            mode="fill" if mode is None else mode, fill_value=fill_value)
     idx, oob = _gather_mode(idx, x.shape[axis], mode if mode != "promise_in_bounds" else "x",
                             "take", wrap_negative=mode != "clip")
     if _backend_of(x) is _np:
@@ -834,11 +839,20 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
     nd = _ndim(x)
     axis = _norm_axis(axis, nd)[0]
     idx = _idx_array(indices)
-    if idx is None:
-        raise TypeError("take_along_axis: indices without a concrete value are not supported")
+    if idx is None:                   # per-example indices under vmap
+        return _take_along_traced(x, indices, axis, mode, fill_value, wrap_negative_indices)
     idx, oob = _gather_mode(idx, x.shape[axis], mode, "take_along_axis",
                             wrap_negative=wrap_negative_indices is not False)
-    xp = _backend_of(x)
+    res = _getitem(x, _along(x, axis, idx))
+    if oob is None:
+        return res
+    return _where3(~oob, res, _fill_default(x.dtype, fill_value))
+
+
+def _along(x, axis, idx):
+    """The index of ``take_along_axis``: ``idx`` on ``axis``, a broadcast
+    ``arange`` on every other axis."""
+    nd, xp = _ndim(x), _backend_of(x)
     parts = []
     for i in range(nd):
         if i == axis:
@@ -846,11 +860,22 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
         else:
             shape = [1] * nd
             shape[i] = x.shape[i]
-            parts.append(xp.reshape(xp.arange(x.shape[i]), tuple(shape)))
-    res = _getitem(x, tuple(parts))
-    if oob is None:
-        return res
-    return _where3(~oob, res, _fill_default(x.dtype, fill_value))
+            parts.append(xp.reshape(xp.arange(x.shape[i], device=_device_of(x)), tuple(shape)))
+    return tuple(parts)
+
+
+def _take_along_traced(x, indices, axis, mode, fill_value, wrap_negative_indices):
+    """``take_along_axis`` for traced ``indices`` (per example under vmap):
+    ``x.at[aranges..., indices, ...].get`` with the same modes."""
+    nd = _ndim(x)
+    if _ndim(indices) != nd:
+        raise ValueError(f"take_along_axis: indices must have as many dimensions as arr "
+                         f"({nd}), got {_ndim(indices)}")
+    if mode not in (None, "fill", "clip", "promise_in_bounds"):
+        raise ValueError(f"take_along_axis: invalid mode {mode!r} (expected 'fill', 'clip' "
+                         f"or 'promise_in_bounds')")
+    return at(x)[_along(x, axis, indices)].get(mode="fill" if mode is None else mode, fill_value=fill_value,
+                                   wrap_negative_indices=wrap_negative_indices is not False)
 
 
 def _unbroadcast(g, shape):
@@ -1595,6 +1620,7 @@ from ._stats import *  # noqa: E402,F401,F403  (statistics, nan* reductions, cal
 from ._einsum import *  # noqa: E402,F401,F403  (einsum, einsum_path, matvec, vecmat)
 from ._sets import *  # noqa: E402,F401,F403  (jax.numpy sets, sorting, selection, histograms)
 from ._at import at, with_at as _with_at  # noqa: E402,F401  (x.at[idx] for any array)
+from ._at import get_traced as _at_get_traced, _owned_index  # noqa: E402
 from . import _methods as _methods  # noqa: E402
 
 # the ndarray methods of traced values (x.sum(), x.at[i].add(v), ...), each

@@ -123,7 +123,8 @@ def _fix_index(shape, idx, how, wrap):
     """The index with out-of-bounds integer entries clipped (``how ==
     "clip"``) or pointed at one extra position past the end of their axis
     (otherwise; the caller pads that axis); returns the index and the padded
-    axes."""
+    axes. A traced index array (per example under vmap) is fixed with traced
+    operations, its axis padded whether or not an entry is out of bounds."""
     parts = list(idx) if isinstance(idx, tuple) else [idx]
     ndim = len(shape)
     used = sum(len(p.shape) if _is_bool_array(p) else 1 for p in parts
@@ -144,6 +145,15 @@ def _fix_index(shape, idx, how, wrap):
         n = shape[a]
         if isinstance(p, slice):
             pass
+        elif isinstance(p, _Tracer):
+            X = _X()
+            q = X.where(p < 0, p + n, p) if wrap else p
+            if how == "clip":
+                q = X.clip(q, 0, max(n - 1, 0))
+            else:
+                q = X.where(X.logical_or(q < 0, q >= n), n, q)
+                pads.append(a)
+            parts[j] = q
         elif _is_int_array(p):
             xp = _backend_of(p)
             lo = -n if wrap else 0
@@ -151,7 +161,7 @@ def _fix_index(shape, idx, how, wrap):
             if bool(xp.any(bad)) or not wrap:
                 q = xp.where(p < 0, p + n, p) if wrap else p
                 if how == "clip":
-                    q = xp.clip(q, 0, n - 1)
+                    q = xp.clip(q, 0, max(n - 1, 0))
                 else:
                     q = xp.where(bad, n, q)
                     if bool(xp.any(bad)):
@@ -170,6 +180,141 @@ def _fix_index(shape, idx, how, wrap):
             parts[j] = i
         a += 1
     return (tuple(parts) if isinstance(idx, tuple) else parts[0]), sorted(set(pads))
+
+
+def _is_traced(idx):
+    return any(isinstance(p, _Tracer) for p in (idx if isinstance(idx, tuple) else (idx,)))
+
+
+def _positions(x, idx):
+    """The flat positions (into ``reshape(x, (-1,))``) that ``x[idx]``
+    reads, an integer array of the shape of ``x[idx]``: the index as
+    operand of ``gather``/``scatter``. A static index gathers them from an
+    ``arange`` (the backend's own indexing rules); one with traced arrays
+    builds them by broadcasting (``_traced_positions``)."""
+    shape = tuple(x.shape)
+    xp = _backend_of(x)
+    dev = _X()._device_of(x)
+    if not _is_traced(idx):
+        return xp.reshape(xp.arange(_math.prod(shape), dtype=xp.int64, device=dev), shape)[idx]
+    return _traced_positions(shape, idx, xp, dev)
+
+
+def _traced_positions(shape, idx, xp, dev):
+    """Flat positions of ``x[idx]`` for an in-bounds, non-negative index
+    that holds traced integer arrays: the sum over axes of the index on that
+    axis times the axis's stride, each term shaped to its place in the
+    result, by numpy's rules (the advanced indices, integers included, give
+    their broadcast shape in place when they are adjacent, in front
+    otherwise; ``None`` makes a size-1 axis)."""
+    X = _X()
+    parts = []
+    for p in (idx if isinstance(idx, tuple) else (idx,)):
+        if _is_bool_array(p):
+            if isinstance(p, _Tracer):
+                raise TypeError("at[...]: a boolean mask that differs per example (under vmap) "
+                                "has no fixed shape; use xgrad.numpy.where(mask, new, x) instead")
+            parts.extend(_backend_of(p).nonzero(p))
+        else:
+            parts.append(p)
+    ndim = len(shape)
+    used = sum(1 for p in parts if p is not None and p is not Ellipsis)
+    full = []
+    for p in parts:
+        if p is Ellipsis:
+            full.extend([slice(None)] * (ndim - used))
+            used = ndim
+        else:
+            full.append(p)
+    full.extend([slice(None)] * (ndim - used))
+    strides = [_math.prod(shape[a + 1:]) for a in range(ndim)]
+    adv = [j for j, p in enumerate(full) if p is not None and not isinstance(p, slice)]
+    arrays = [p for p in full if hasattr(p, "shape")]
+    bshape = tuple(X.broadcast_shapes(*[tuple(p.shape) for p in arrays]))
+    adjacent = adv == list(range(adv[0], adv[-1] + 1))
+    # the axes of the result: ("adv",) for the broadcast block, (j, size) per basic part
+    basic = [(j, 1 if p is None else len(range(*p.indices(shape[sum(
+        1 for q in full[:j] if q is not None)])))) for j, p in enumerate(full)
+        if p is None or isinstance(p, slice)]
+    if adjacent:
+        layout = [b for b in basic if b[0] < adv[0]] + ["adv"] + [b for b in basic if b[0] > adv[-1]]
+    else:
+        layout = ["adv"] + basic
+    out_shape, where_at = [], {}
+    for item in layout:
+        if item == "adv":
+            start = len(out_shape)
+            out_shape.extend(bshape)
+        else:
+            where_at[item[0]] = len(out_shape)
+            out_shape.append(item[1])
+    r = len(out_shape)
+    pos = 0
+    a = 0
+    for j, p in enumerate(full):
+        if p is None:
+            continue
+        s = strides[a]
+        if isinstance(p, slice):
+            rng = range(*p.indices(shape[a]))
+            t = xp.arange(rng.start, rng.stop, rng.step, dtype=xp.int64, device=dev) * s
+            d = where_at[j]
+            pos = X.add(pos, xp.reshape(t, (1,) * d + (len(rng),) + (1,) * (r - d - 1)))
+        elif hasattr(p, "shape"):
+            k = len(p.shape)
+            lead = start + len(bshape) - k
+            t = X.multiply(X.astype(p, xp.int64), s)
+            pos = X.add(pos, X.reshape(t, (1,) * lead + tuple(p.shape) + (1,) * (r - lead - k)))
+        else:
+            pos = X.add(pos, _operator.index(p) * s)
+        a += 1
+    return X.broadcast_to(pos, tuple(out_shape))
+
+
+def _gather_at(x, idx):
+    """``x[idx]`` through ``gather`` at the flat positions of ``idx``."""
+    X = _X()
+    return X._gather(X.reshape(x, (_math.prod(x.shape),)), _positions(x, idx))
+
+
+def _scatter_at(x, idx, v, op):
+    """``x`` with ``v`` written at ``x[idx]`` through ``scatter`` (``op``:
+    "set", "add", "max", "min"), in ``x``'s dtype."""
+    X = _X()
+    shape = tuple(x.shape)
+    pos = _positions(x, idx)
+    region = tuple(pos.shape)
+    if not hasattr(v, "shape"):
+        xp = _backend_of(x)
+        v = xp.asarray(v, dtype=x.dtype, device=X._device_of(x))
+    v = _cast_like(v, x)
+    if len(v.shape) > len(region):         # numpy allows leading size-1 axes
+        v = X.reshape(v, tuple(v.shape)[len(v.shape) - len(region):])
+    if tuple(v.shape) != region:
+        v = X.broadcast_to(v, region)
+    out = X._scatter(X.reshape(x, (_math.prod(shape),)), v, pos, op)
+    return X.reshape(out, shape)
+
+
+def get_traced(x, idx):
+    """``x[idx]`` for an index with traced arrays (per example under vmap):
+    JAX's semantics, out-of-bounds entries clipped."""
+    return _IndexUpdateRef(x, idx).get()
+
+
+def _owned_index(p):
+    """A copy of an index array that no one else can write: once, at the
+    time a derivative or a staged program keeps it (the array itself when
+    it is a read-only numpy array already, as xgrad's copies are)."""
+    if isinstance(p, _np.ndarray):
+        if not p.flags.writeable:
+            return p
+        p = p.copy()
+        p.flags.writeable = False
+        return p
+    if isinstance(p, _np.generic):
+        return p
+    return _backend_of(p).asarray(p, copy=True)
 
 
 def _default_fill(dtype):
@@ -244,26 +389,6 @@ def _combine(x, idx, v, op):
     return X.reshape(xf, shape)
 
 
-def _extremum(x, idx, v, op):
-    """``min``/``max``: the value of ``_combine``, with JAX's derivative at
-    ties: every entry equal to the result (``x`` and each write) gets an equal
-    share. ``m + (num - m * count) / count`` has the value ``m`` (up to
-    rounding at ties) and the derivative ``d num / count``: the comparisons
-    are constants, so ``num`` is the sum of the tied entries."""
-    X = _X()
-    m = _combine(x, idx, v, op)
-    mi = X._getitem(m, idx)
-    region = tuple(mi.shape)
-    if hasattr(v, "shape") and len(v.shape) > len(region):
-        v = X.reshape(v, tuple(v.shape)[len(v.shape) - len(region):])
-    cx = X.astype(X.equal(x, m), x.dtype)
-    cv = X.astype(X.equal(v, mi), x.dtype)
-    zeros = X._zeros_like(x)
-    count = cx + X._index_add(zeros, cv, idx)
-    num = x * cx + X._index_add(zeros, v * cv, idx)
-    return m + (num - m * count) / count
-
-
 def _host_list(a):
     if hasattr(a, "tolist"):
         return a.tolist()
@@ -303,8 +428,8 @@ class _IndexUpdateRef:
     def __repr__(self):
         return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
 
-    def _prepare(self, mode, table, wrap):
-        idx = _X()._norm_index(self.index)
+    def _prepare(self, mode, table, wrap, own):
+        idx = _X()._norm_index(self.index, own=own, keep_traced=True)
         parts = idx if isinstance(idx, tuple) else (idx,)
         if not any(p is Ellipsis for p in parts):
             used = sum(len(p.shape) if _is_bool_array(p) else 1 for p in parts if p is not None)
@@ -318,27 +443,50 @@ class _IndexUpdateRef:
         ``"promise_in_bounds"`` or ``"clip"``) or give ``fill_value``
         (``"fill"``, ``"drop"``)."""
         x = self.array
-        idx, pads = self._prepare(mode, _GET_MODES, wrap_negative_indices)
+        idx, pads = self._prepare(mode, _GET_MODES, wrap_negative_indices,
+                                  isinstance(x, _Tracer))
         if pads:
             x = _pad(x, pads, _default_fill(x.dtype) if fill_value is None else fill_value)
-        return _keep_traced(self.array, _X()._getitem(x, idx))
+        out = _gather_at(x, idx) if _is_traced(idx) else _X()._getitem(x, idx)
+        return _keep_traced(self.array, out)
 
     def _update(self, kind, values, mode, wrap):
+        """``x[idx] = kind(x[idx], values)``, JAX's way: computed in the
+        promoted dtype of ``x`` and ``values`` and cast back to ``x``'s at
+        the end (``int32 -3 .at[].add(2.7)`` is 0, not -1)."""
         x = self.array
         shape = tuple(x.shape)
-        idx, pads = self._prepare(mode, _SET_MODES, wrap)
+        own = isinstance(x, _Tracer) or isinstance(values, _Tracer)
+        idx, pads = self._prepare(mode, _SET_MODES, wrap, own)
+        X = _X()
+        dt = x.dtype
+        if kind != "set" and isinstance(kind, str):
+            rt = X.result_type(x, values)
+            if kind in ("add", "subtract", "multiply") and X.isdtype(rt, "bool"):
+                raise TypeError(f"at[...].{kind}: not defined for boolean arrays (as in JAX); "
+                                f"use .max (logical or), .min (logical and) or .set")
+            if rt != dt:
+                x = X.astype(x, rt)
+            if kind == "subtract":
+                kind, values = "add", X.negative(values) if hasattr(values, "shape") else -values
         if pads:
             x = _pad(x, pads, 0)
-        X = _X()
-        if kind == "set":
+        if kind in ("set", "add", "min", "max") and (_is_traced(idx) or kind in ("min", "max")):
+            out = _scatter_at(x, idx, values, kind)
+        elif kind == "set":
             out = X._index_set(x, _cast_like(values, x), idx)
         elif kind == "add":
             out = X._index_add(x, _cast_like(values, x), idx)
-        elif kind in ("min", "max"):
-            out = _extremum(x, idx, values, _OPS[kind])
+        elif _is_traced(idx):
+            raise TypeError(f"at[...].{kind if isinstance(kind, str) else 'apply'}: an index "
+                            f"that differs per example (under vmap) is supported by get, set, "
+                            f"add, subtract, min and max; for a product write x * ones.at[i]."
+                            f"set(v) with distinct positions")
         else:
             out = _combine(x, idx, values, _OPS[kind] if isinstance(kind, str) else kind)
         out = _unpad(out, pads, shape) if pads else out
+        if out.dtype != dt:
+            out = X.astype(out, dt)
         return _keep_traced(self.array, out)
 
     def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
@@ -354,8 +502,7 @@ class _IndexUpdateRef:
     def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
                  out_sharding=None, wrap_negative_indices=True):
         """``x[idx] -= values`` on a copy, repeated indices accumulating."""
-        return self._update("add", _X().negative(values) if isinstance(values, _Tracer)
-                            or hasattr(values, "shape") else -values, mode, wrap_negative_indices)
+        return self._update("subtract", values, mode, wrap_negative_indices)
 
     def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
                  out_sharding=None, wrap_negative_indices=True):
@@ -366,13 +513,26 @@ class _IndexUpdateRef:
 
     def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
                out_sharding=None, wrap_negative_indices=True):
-        """``x[idx] /= values`` on a copy, repeated indices accumulating."""
-        return self._update("divide", values, mode, wrap_negative_indices)
+        """``x[idx] /= values`` on a copy, repeated indices accumulating:
+        as JAX, ``x / ones_like(x).at[idx].multiply(values)`` (so an
+        integer ``x`` gives a floating-point result)."""
+        return self._by_product("divide", values, mode, wrap_negative_indices)
 
     def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
               out_sharding=None, wrap_negative_indices=True):
-        """``x[idx] **= values`` on a copy, repeated indices accumulating."""
-        return self._update("power", values, mode, wrap_negative_indices)
+        """``x[idx] **= values`` on a copy, repeated indices accumulating:
+        as JAX, ``x ** ones_like(x).at[idx].multiply(values)``."""
+        return self._by_product("power", values, mode, wrap_negative_indices)
+
+    def _by_product(self, name, values, mode, wrap):
+        x = self.array
+        X = _X()
+        if X.isdtype(X.result_type(x, values), "bool"):
+            raise TypeError(f"at[...].{name}: not defined for boolean arrays (as in JAX)")
+        op = X.divide if name == "divide" else X.pow
+        ones = _IndexUpdateRef(_X()._ones_like(x), self.index)._update("multiply", values, mode,
+                                                                     wrap)
+        return _keep_traced(x, op(x, ones))
 
     def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,  # noqa: A003
             out_sharding=None, wrap_negative_indices=True):

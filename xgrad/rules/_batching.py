@@ -561,6 +561,64 @@ def _masked_update(prim, x, v, bv, mask, size):
     return bind(prim, x, xnp.reshape(v, (size * count,)), idx=(bmask,)), 0
 
 
+def _flat_front(x, b, size):
+    """``x`` (1-D per example) as one flat array of the whole batch, the
+    examples one after another (an unbatched ``x`` is repeated), and the
+    offset of each example's first entry, shaped to broadcast against
+    positions with the batch axis in front."""
+    if b is None:
+        x = xnp.broadcast_to(_insert_one(x, 0), (size,) + tuple(x.shape))
+    else:
+        x = move_to_front(x, b)
+    n = x.shape[1]
+    xp = backend_of(x)
+    start = xp.arange(size, dtype=xp.int64, device=xnp._device_of(x)) * n
+    return xnp.reshape(x, (size * n,)), start, n
+
+
+def _front(a, b, size, shape):
+    """``a`` of per-example ``shape`` with the batch axis in front (an
+    unbatched ``a`` broadcast along it)."""
+    if b is None:
+        return xnp.broadcast_to(xnp.reshape(a, (1,) + tuple(a.shape)), (size,) + tuple(shape))
+    return move_to_front(a, b)
+
+
+def gather_rule(prim):
+    """``gather(x, pos)``: positions batched alone need nothing (a gather
+    takes positions of any shape); otherwise the examples of ``x`` are laid
+    end to end and each example's positions shifted by its offset."""
+    def rule(vals, bdims):
+        (x, pos), (bx, bp) = vals, bdims
+        if bx is None:
+            return bind(prim, x, pos), bp
+        size = x.shape[bx]
+        xf, start, _ = _flat_front(x, bx, size)
+        ps = tuple(pos.shape) if bp is None else tuple(pos.shape)[:bp] + tuple(pos.shape)[bp + 1:]
+        pos = _front(pos, bp, size, ps)
+        pos = xnp.add(pos, xnp.reshape(start, (size,) + (1,) * len(ps)))
+        return bind(prim, xf, pos), 0
+    return rule
+
+
+def flat_scatter_rule(prim):
+    """``scatter(x, v, pos)``: the examples of ``x`` laid end to end (an
+    unbatched ``x`` repeated), each example's positions shifted by its
+    offset, ``v`` alongside; repeated positions of one example stay within
+    it, in the same order."""
+    def rule(vals, bdims, *, op):
+        (x, v, pos), (bx, bv, bp) = vals, bdims
+        size = next(a.shape[b] for a, b in zip(vals, bdims) if b is not None)
+        xf, start, n = _flat_front(x, bx, size)
+        ps = tuple(v.shape) if bv is None else tuple(v.shape)[:bv] + tuple(v.shape)[bv + 1:]
+        v = _front(v, bv, size, ps)
+        pos = _front(pos, bp, size, ps)
+        pos = xnp.add(pos, xnp.reshape(start, (size,) + (1,) * len(ps)))
+        out = bind(prim, xf, v, pos, op=op)
+        return xnp.reshape(out, (size, n)), 0
+    return rule
+
+
 def _index_shape(shape, parts):
     """Shape of ``x[parts]`` for ``x`` of ``shape`` (numpy's rules), computed
     without touching data."""

@@ -5,14 +5,27 @@ update behind ``x[idx] = v`` on a traced value).
 ``idx`` is a normalised static index: Python ints, slices, None, Ellipsis
 and concrete integer or boolean arrays (traced index arrays are replaced by
 their concrete values: an index has no derivative).
+
+``gather`` and ``scatter`` take the index as an operand instead: flat
+positions ``pos`` (an integer array of any shape) into a 1-D ``x``. They
+serve what a static index cannot: an index without a concrete value (one
+that differs per example under ``vmap``: their batching rules fold the batch
+into the positions) and the scatters with an order (``op="max"``/``"min"``,
+behind ``x.at[i].max/min``), whose derivative at ties is JAX's equal share
+among ``x`` and every write equal to the result, a linear map with constant
+coefficients (so an infinite or huge entry never meets ``inf * 0``).
 """
 from __future__ import annotations
+
+import math
+
+import array_api_compat
 
 from . import defprim
 from . import _batching as B
 from ._cotangent import Scattered
 from .. import numpy as xnp
-from ..backends import (backend_of, index_add as _backend_index_add,
+from ..backends import (backend_of, is_inexact, index_add as _backend_index_add,
                         index_set as _backend_index_set, index_winners as _index_winners)
 
 def _without_newaxes(idx, ndim):
@@ -110,3 +123,116 @@ defprim("index_set", lambda xp, x, v, *, idx: _backend_index_set(xp, x, idx, v),
         vjp=(lambda ans, x, v, *, idx: lambda g: xnp._index_set(g, 0.0, idx),
              _index_set_vjp_v),
         batch=B.scatter_rule)
+
+
+# ----- gather / scatter at flat positions (an index operand) -----
+
+def _gather_impl(xp, x, pos):
+    k = math.prod(pos.shape)
+    return xp.reshape(xp.take(x, xp.reshape(pos, (k,)), axis=0), tuple(pos.shape))
+
+
+def _scatter_impl(xp, x, v, pos, *, op):
+    k = math.prod(pos.shape)
+    p = xp.reshape(pos, (k,))
+    v = xp.reshape(v, (k,))
+    if op == "set":
+        return _backend_index_set(xp, x, p, v)
+    if op == "add":
+        return _backend_index_add(xp, x, p, v)
+    return _index_extremum(xp, x, p, v, op)
+
+
+def _index_extremum(xp, x, p, v, op):
+    """``x`` with ``x[p[j]] = op(x[p[j]], v[j])`` for every ``j`` (repeated
+    positions: every write applies), in ``x``'s own dtype: the best write
+    per position comes from two stable sorts (by value, then by position:
+    the last of each run of one position is its best; NaN sorts last, so it
+    wins, as ``maximum`` propagates it), then one gather and one write at
+    distinct positions. O(k log k) for k writes, whatever the repetition."""
+    dt = x.dtype
+    is_bool = dt == xp.bool
+    if is_bool:                               # order-preserving, and sortable everywhere
+        x, v = xp.astype(x, xp.uint8), xp.astype(v, xp.uint8)
+    out = xp.asarray(x, copy=True)
+    if p.shape[0] == 0:
+        return xp.astype(out, dt) if is_bool else out
+    # a key whose ascending order is the op's (min: reversed, NaN still last)
+    key = v if op == "max" else (-v if xp.isdtype(v.dtype, "real floating")
+                                 else xp.bitwise_invert(v))
+    o1 = xp.argsort(key, stable=True)
+    o2 = xp.argsort(xp.take(p, o1), stable=True)
+    order = xp.take(o1, o2)
+    sp = xp.take(p, order)
+    last = xp.concat((sp[1:] != sp[:-1], xp.ones((1,), dtype=xp.bool, device=array_api_compat.device(sp))))
+    uniq = sp[last]
+    best = xp.take(v, order)[last]
+    cur = xp.take(out, uniq)
+    new = xp.maximum(cur, best) if op == "max" else xp.minimum(cur, best)
+    out = _backend_index_set(xp, out, uniq, new)
+    return out != 0 if is_bool else out
+
+
+def _tie_shares(ans, x, v, pos):
+    """Which entries of ``x`` and of ``v`` equal the result of a max/min
+    scatter at their position, and the count of such entries per position
+    (at least 1, so that a NaN result, which equals nothing, gets the
+    derivative 0 everywhere, as JAX's)."""
+    dt = ans.dtype if is_inexact(ans.dtype) else "float64"
+    zeros = xnp._zeros_like(ans, dtype=dt)
+    touched = xnp._scatter(zeros, xnp._zeros_like(pos, dtype=dt) + 1, pos, "add") > 0
+    cx = xnp.logical_or(ans == x, xnp.logical_not(touched))   # untouched: x itself, even NaN
+    cv = xnp._gather(ans, pos) == v
+    count = xnp.add(xnp.astype(cx, dt), xnp._scatter(zeros, xnp.astype(cv, dt), pos, "add"))
+    return cx, cv, xnp.maximum(count, 1)
+
+
+def _scatter_jvp_x(x_dot, ans, x, v, pos, *, op):
+    if op == "add":
+        return x_dot
+    if op == "set":
+        return xnp._scatter(x_dot, xnp._zeros_like(v, dtype=x_dot.dtype), pos, "set")
+    cx, _, count = _tie_shares(ans, x, v, pos)
+    return xnp.where(cx, xnp.divide(x_dot, count), 0.0)
+
+
+def _scatter_jvp_v(v_dot, ans, x, v, pos, *, op):
+    zeros = xnp._zeros_like(ans, dtype=v_dot.dtype)
+    if op in ("add", "set"):
+        return xnp._scatter(zeros, v_dot, pos, op)
+    _, cv, count = _tie_shares(ans, x, v, pos)
+    return xnp.divide(xnp._scatter(zeros, xnp.where(cv, v_dot, 0.0), pos, "add"), count)
+
+
+def _scatter_vjp_x(ans, x, v, pos, *, op):
+    if op == "add":
+        return lambda g: g
+    if op == "set":
+        return lambda g: xnp._scatter(g, xnp._zeros_like(v, dtype=g.dtype), pos, "set")
+    cx, _, count = _tie_shares(ans, x, v, pos)
+    return lambda g: xnp.where(cx, xnp.divide(g, count), 0.0)
+
+
+def _scatter_vjp_v(ans, x, v, pos, *, op):
+    if op == "add":
+        return lambda g: xnp._gather(g, pos)
+    if op == "set":
+        # only the write that won at a repeated position gets its entry (as
+        # index_set's VJP): replay the writes on their ids
+        xp = backend_of(pos)
+        ids = xp.reshape(xp.arange(math.prod(pos.shape), dtype=xp.int64,
+                                   device=xnp._device_of(pos)), tuple(pos.shape))
+        tag = xnp._scatter(xnp._zeros_like(ans, dtype="int64"), ids, pos, "set")
+        won = xnp._gather(tag, pos) == ids
+        return lambda g: xnp.where(won, xnp._gather(g, pos), 0.0)
+    _, cv, count = _tie_shares(ans, x, v, pos)
+    return lambda g: xnp.where(cv, xnp._gather(xnp.divide(g, count), pos), 0.0)
+
+
+defprim("gather", _gather_impl, nargs=2, family="indexing", linear=True, nondiff=(1,),
+        vjp=(lambda ans, x, pos: lambda g: xnp._scatter(xnp._zeros_like(x, dtype=g.dtype), g,
+                                                        pos, "add"), None),
+        batch=B.gather_rule)
+defprim("scatter", _scatter_impl, nargs=3, family="indexing", nondiff=(2,),
+        jvp=(_scatter_jvp_x, _scatter_jvp_v, None), vjp=(_scatter_vjp_x, _scatter_vjp_v, None),
+        batch=B.flat_scatter_rule)
