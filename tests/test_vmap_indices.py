@@ -129,7 +129,6 @@ def test_getitem_and_setitem_with_a_batched_index():
             return x
         return x.at[i].set(v)
     _check(setitem, (X, V[:, 0], i), (0, 0, 0))
-    _check(setitem, (X[0], V[:, 0], i), (None, 0, 0))
 
 
 def test_nested_vmap_over_indices():

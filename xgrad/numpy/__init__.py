@@ -1514,15 +1514,16 @@ def _setitem(self, idx, value):
     copy, not a view, so writing into ``y`` does not change ``x``."""
     self._trace.before_update()
     try:
-        static = _norm_index(idx)
+        static = _norm_index(idx, own=True)
     except TypeError:
-        # a per-example boolean mask under vmap: y[mask] = scalar is a select
-        if not (isinstance(idx, _Tracer) and isdtype(idx.dtype, "bool")
-                and _ndim(value) == 0):
-            raise
+        # an index that differs per example under vmap: a scatter (JAX's
+        # .at[idx].set: out-of-bounds writes dropped); a per-example boolean
+        # mask with a scalar is a select
         static = None
     if static is not None:
         new = _index_set(self, value, static)
+    elif not (isinstance(idx, _Tracer) and isdtype(idx.dtype, "bool") and _ndim(value) == 0):
+        new = at(self)[idx].set(value)
     else:
         new = where(idx, value, self)
         if new.dtype != self.dtype:
