@@ -488,15 +488,21 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     return _scan(f, init, xs, length, reverse, "scan", "f")
 
 
+def _count(what, name, value):
+    """``value`` as a non-negative int, or JAX's TypeError/ValueError naming ``name``."""
+    try:
+        n = _operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what}: {name} must be an integer, got {value!r}") from None
+    if n < 0:
+        raise ValueError(f"{what}: {name} must be non-negative, got {n}")
+    return n
+
+
 def _scan(f, init, xs, length, reverse, what, fun):
     leaves, tree = _flatten(xs)
     if length is not None:
-        try:
-            length = _operator.index(length)
-        except TypeError:
-            raise TypeError(f"{what}: length must be an integer, got {length!r}") from None
-        if length < 0:
-            raise ValueError(f"{what}: length must be non-negative, got {length}")
+        length = _count(what, "length", length)
     n = length
     for x in leaves:
         if not hasattr(x, "shape") or len(x.shape) == 0:
@@ -557,12 +563,7 @@ def map(f, xs, *, batch_size=None):  # noqa: A001
     depend on it)."""
     _callable("map", f=f)
     if batch_size is not None:
-        try:
-            b = _operator.index(batch_size)
-        except TypeError:
-            raise TypeError(f"map: batch_size must be an integer, got {batch_size!r}") from None
-        if b < 0:
-            raise ValueError(f"map: batch_size must be non-negative, got {b}")
+        _count("map", "batch_size", batch_size)
     return _scan(lambda c, x: (c, f(x)), (), xs, None, False, "map", "f")[1]
 
 
