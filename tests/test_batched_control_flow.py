@@ -1,5 +1,4 @@
-"""Python control flow under the batched passes of the Jacobians (issue 16,
-item 6), and under the linear maps that custom rules are transposed from.
+"""Python control flow under the batched passes of the Jacobians, and under the linear maps that custom rules are transposed from.
 
 A fixed-point solver with a ``float()`` convergence test, in a custom_vjp
 whose bwd solves for the cotangent with the same loop (the pattern of JAX's

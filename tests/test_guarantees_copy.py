@@ -1,4 +1,4 @@
-"""copy and pickle of traced values (issue 12, item 7): ``copy.copy`` and
+"""copy and pickle of traced values: ``copy.copy`` and
 ``copy.deepcopy`` of a tracer, or of a pytree holding tracers, give a tracer
 of the same trace with the same derivative data, under every transform; a
 copy is a new object (``y[0] = 5.`` leaves ``x`` alone); pickling a traced

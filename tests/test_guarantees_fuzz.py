@@ -1,4 +1,4 @@
-"""Random small programs against jax (issue 12, "Guarantees").
+"""Random small programs against jax.
 
 Each example is a list of steps on a working set of arrays of one shape
 (``(n,)`` or ``(m, n)``, n, m in 1..4): elementwise ops, in-place writes

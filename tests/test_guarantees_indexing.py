@@ -1,4 +1,4 @@
-"""Repeated indices in writes (issue 12, item 3).
+"""Repeated indices in writes.
 
 ``x[idx] = v`` on a traced value with a repeated integer index keeps the
 last write (numpy's order, C order of the indexed region), and every mode

@@ -1,6 +1,5 @@
 """``jit`` composed with every transform, in both orders, and adversarial
-calls that try to make ``jit`` give a wrong number or a stale value
-(issue 16).
+calls that try to make ``jit`` give a wrong number or a stale value.
 
 Compositions: for each transform T (grad, vjp, jvp, jacfwd, jacrev,
 hessian, hvp, vmap, checkpoint, custom_vjp, custom_jvp, laplacian, and

@@ -1,4 +1,4 @@
-"""Random programs under ``jit`` (issue 16): a jitted function gives eager's
+"""Random programs under ``jit``: a jitted function gives eager's
 numbers, at its staging call, at its replays, and at replays with new values
 of the same signature; and so do ``jit`` of the transforms and the
 transforms of ``jit``.

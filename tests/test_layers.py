@@ -155,7 +155,7 @@ def test_static_transforms_import_no_tool():
 
 
 # files being rewritten in other work, whose in-function imports are reported
-# for it (issue 13): take a file out of here once its imports say why
+# for it: take a file out of here once its imports say why
 _PENDING = set()
 
 
