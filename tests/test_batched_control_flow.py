@@ -1,4 +1,5 @@
-"""Python control flow under the batched passes of the Jacobians, and under the linear maps that custom rules are transposed from.
+"""Python control flow under the batched passes of the Jacobians, and under
+the linear maps that custom rules are transposed from.
 
 A fixed-point solver with a ``float()`` convergence test, in a custom_vjp
 whose bwd solves for the cotangent with the same loop (the pattern of JAX's
