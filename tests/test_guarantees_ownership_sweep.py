@@ -75,9 +75,6 @@ _CV_CONST = ("custom_vjp under grad/vjp refuses a function that returns an xgrad
              "creation constant (xnp.ones): 'closes over a traced value' (jax accepts)")
 _LIN_CKPT = "linearize(checkpoint(f)): the primal output is a staging tracer (TypeError on use)"
 _CKPT_LIVE = "vjp/linearize of checkpoint(f) recompute with the live closed-over array"
-_IDX_REF = "vjp_fn/f_jvp keep the closed-over index array by reference"
-_JIT_IDX = ("jit keeps a closed-over index array by reference: a replay after the caller "
-            "writes it gives neither the staged nor the new value")
 _PROG_LIVE = "a make_program Program reads closed-over arrays live, not as staged"
 _VMAP_JIT = "vmap(jit(f)) reads closed-over arrays live at every call (jit alone fixes them)"
 
@@ -199,10 +196,7 @@ lax.while_loop identity PASS_ALIAS
 lax.while_loop views PASS_ALIAS
 lax.while_loop passthrough_c PASS_ALIAS
 vmap-jit views PASS_ALIAS
-vjp setitem-idx IDX_REF
-vjp-has_aux setitem-idx IDX_REF
 make_program matmul-W PROG_LIVE
-make_program setitem-idx PROG_LIVE
 make_program where-mask PROG_LIVE
 linearize-checkpoint matmul-W CKPT_LIVE
 linearize-checkpoint getitem-idx CKPT_LIVE

@@ -164,12 +164,17 @@ def _index_extremum(xp, x, p, v, op):
     o2 = xp.argsort(xp.take(p, o1), stable=True)
     order = xp.take(o1, o2)
     sp = xp.take(p, order)
-    last = xp.concat((sp[1:] != sp[:-1], xp.ones((1,), dtype=xp.bool, device=array_api_compat.device(sp))))
-    uniq = sp[last]
-    best = xp.take(v, order)[last]
-    cur = xp.take(out, uniq)
+    dev = array_api_compat.device(sp)
+    last = xp.concat((sp[1:] != sp[:-1], xp.ones((1,), dtype=xp.bool, device=dev)))
+    best = xp.take(v, order)
+    cur = xp.take(out, sp)
     new = xp.maximum(cur, best) if op == "max" else xp.minimum(cur, best)
-    out = _backend_index_set(xp, out, uniq, new)
+    # the best write of each position lands there, every other one in a spare
+    # slot past the end (no boolean mask: lazy backends keep known shapes)
+    n = out.shape[0]
+    dest = xp.where(last, sp, xp.asarray(n, dtype=sp.dtype, device=dev))
+    spare = xp.concat((out, xp.zeros((1,), dtype=out.dtype, device=dev)))
+    out = _backend_index_set(xp, spare, dest, new)[:n]
     return out != 0 if is_bool else out
 
 
