@@ -239,6 +239,60 @@ def test_array_api_strict_results_stay_on_the_device():
         assert r.device == d1, f"result on {r.device}, input on {d1}"
 
 
+def _creation_on_device(x):
+    """Every creation function given ``device=x.device`` (traced or not)."""
+    d, dt = x.device, x.dtype
+    made = (xnp.zeros(x.shape, dtype=dt, device=d), xnp.ones(x.shape, dtype=dt, device=d),
+            xnp.full(x.shape, 2.0, dtype=dt, device=d), xnp.empty(x.shape, dtype=dt, device=d) * 0,
+            xnp.astype(xnp.arange(x.shape[0], device=d), dt),
+            xnp.linspace(0.0, 1.0, x.shape[0], dtype=dt, device=d),
+            xnp.asarray([1.0] * x.shape[0], dtype=dt, device=d),
+            xnp.eye(x.shape[0], dtype=dt, device=d)[0, :])
+    # the traced factor first: array_api_strict's operators refuse a traced
+    # right operand (a TypeError, not NotImplemented)
+    return sum(xnp.sum(xnp.sin(x) * m) for m in made)
+
+
+def _creation_on_device_cases(x, ones2):
+    f = _creation_on_device
+    return {"eager": lambda: f(x), "grad": lambda: xgrad.grad(f)(x),
+            "vmap": lambda: xgrad.vmap(f)(ones2), "hessian": lambda: xgrad.hessian(f)(x),
+            "jit": lambda: xgrad.jit(f)(x), "jacfwd": lambda: xgrad.jacfwd(f)(x)}
+
+
+def _on_device(lib):
+    """``(x, a (2, 3) batch of ones, a result as numpy after a check of its
+    device)`` on ``lib``: jax, torch, or array_api_strict's second device."""
+    x0 = np.array([0.3, -1.2, 2.0])
+    if lib == "strict":
+        strict, _, d2 = _strict_devices()
+
+        def on_d2(r):
+            assert r.device == d2, f"result on {r.device}, input on {d2}"
+            return np.asarray(r.to_device(strict.Device("CPU_DEVICE")))
+        return (strict.asarray(x0, device=d2),
+                strict.ones((2, 3), dtype=strict.float64, device=d2), on_d2)
+    if lib == "jax":
+        pytest.importorskip("jax").config.update("jax_enable_x64", True)
+        import jax.numpy as mod
+    else:
+        mod = pytest.importorskip(lib)
+    return mod.asarray(x0), mod.ones((2, 3), dtype=mod.float64), to_np
+
+
+@pytest.mark.parametrize("lib", ["jax", "torch", "strict"])
+def test_creation_functions_take_a_traced_arrays_device(lib):
+    """``xnp.ones(..., device=x.device)`` where ``x`` is a traced jax or torch
+    array or lives on array_api_strict's second device: the constants are
+    made by ``x``'s own library on its device, under every transform, with
+    the numbers of the same function on numpy."""
+    x, ones2, as_np = _on_device(lib)
+    want = _creation_on_device_cases(np.array([0.3, -1.2, 2.0]), np.ones((2, 3)))
+    for name, call in _creation_on_device_cases(x, ones2).items():
+        np.testing.assert_allclose(as_np(call()), np.asarray(want[name]()), rtol=1e-12,
+                                   err_msg=name)
+
+
 def test_array_api_strict_mixing_devices_names_both():
     """Two devices in one operation: a TypeError naming both (the backend's
     own ValueError, turned into xgrad's error for mixed arguments when it

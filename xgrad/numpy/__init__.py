@@ -999,11 +999,17 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
 # --------------------------------------------------------------------------
 # creation functions (plain arrays: constants to every transform)
 
+# the library whose namespace makes arrays on a device of this top-level
+# module (jax's devices are jaxlib objects)
+_DEVICE_HOME = {"jaxlib": "jax.numpy", "jax": "jax.numpy"}
+
+
 def _creation_xp(dtype=None, device=None, default=None):
     for obj in (dtype, device):
         if obj is None or isinstance(obj, (str, type)):
             continue
         mod = type(obj).__module__.split(".")[0]
+        mod = _DEVICE_HOME.get(mod, mod)
         if mod not in ("numpy", "builtins"):
             ns = _sys.modules.get(mod)
             if ns is not None and hasattr(ns, "asarray"):
