@@ -1136,3 +1136,21 @@ def test_per_example_gradients_example():
     g_ref, norms_ref = ex.dp_gradient_loop(params, X, Y, 1.5)
     assert_close(norms, norms_ref)
     _tree_close(g, g_ref)
+
+
+def test_an_unmapped_numpy_argument_is_indexed_per_example():
+    """``vmap(lambda t, j: t[1, j], in_axes=(None, 0))`` with ``t`` a numpy
+    array: the unmapped argument indexes like the namespace's arrays (it is
+    handed to the function as one, with ``.at``); a numpy array closed over
+    and indexed by a traced index raises a TypeError that says what to
+    write instead, as jax refuses a numpy array indexed by a tracer."""
+    t = np.arange(20.0).reshape(4, 5)
+    j = np.array([[0, 2], [1, 1], [4, 3]])
+    got = xgrad.vmap(lambda t, j: t[1, j], in_axes=(None, 0))(t, j)
+    np.testing.assert_array_equal(got, np.stack([t[1, r] for r in j]))
+    rows = np.array([3, 0, 3])
+    got = xgrad.vmap(lambda t, j: t.at[j].add(1.0), in_axes=(None, 0))(t, rows)
+    want = np.stack([t + np.eye(4)[r][:, None] for r in rows])
+    np.testing.assert_array_equal(got, want)
+    with pytest.raises(TypeError, match=r"xgrad\.numpy\.asarray\(a\)\[i\]"):
+        xgrad.vmap(lambda k: t[k])(j[:, 0])

@@ -514,11 +514,14 @@ class Tracer:
 
     def __array__(self, dtype=None, copy=None):
         _refuse_plain_write(self)
+        hint = ("" if _backends.is_inexact(self.dtype) else
+                " To index a numpy array `a` with it (a per-example index under "
+                "vmap), index the namespace's array instead: xgrad.numpy.asarray(a)[i].")
         raise TypeError(
             f"a traced value ({_describe(self)}) can't be converted to a "
             f"numpy array: the derivative would be lost silently. Use "
             f"xgrad.numpy functions on it, or xgrad.stop_gradient(x) and "
-            f"x.concrete() if you really want the value as a constant.")
+            f"x.concrete() if you really want the value as a constant.{hint}")
 
     def __repr__(self):
         try:

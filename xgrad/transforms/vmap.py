@@ -19,6 +19,7 @@ import optree
 
 from ..core import Trace, Tracer, new_main
 from .. import numpy as xnp
+from ..numpy._at import with_at
 from ..rules._batching import moveaxis
 from .. import tree as _tree
 from ._api import Named, as_primal, fresh, warn_fallback
@@ -240,8 +241,10 @@ def _vmap_call(fun, in_axes, out_axes, axis_size, args, kwargs, box=None):
         if box is not None:
             box.append(trace)
         # an unmapped argument is the same for every example: a copy, so
-        # that a write into it in fun does not reach the caller's array
-        ins = [fresh(x) if ax is None else BatchTracer(trace, x, ax)
+        # that a write into it in fun does not reach the caller's array; a
+        # numpy one gets ``.at`` and indexing by a per-example index
+        # (``table[j]``), as the namespace's arrays have
+        ins = [with_at(fresh(x)) if ax is None else BatchTracer(trace, x, ax)
                for x, ax in zip(flat, norm_axes)]
         a, k = _tree.unflatten(in_tree, ins)
         out = fun(*a, **k)
