@@ -39,7 +39,13 @@ operation and ``index_set`` (repeated indices: applied in rounds, one per
 repetition, each round writing distinct positions), so they differentiate to
 any order and batch under ``vmap``; at ties ``min``/``max`` share the
 derivative equally among ``x`` and every write equal to the result (JAX's
-convention; for two entries this is ``minimum``'s half).
+convention; for two entries this is ``minimum``'s half). An index that is
+itself traced (it differs per example under ``vmap``, or is an argument of
+``jit``): ``get``, ``set``, ``add``, ``min`` and ``max`` gather and scatter at
+traced positions; ``multiply`` (so ``divide`` and ``power``) and ``apply``
+sort the writes by position and apply them in rounds of a number fixed by
+the shape (``_fold_traced``), with the same results, bit for bit, as the
+writes one at a time.
 """
 from __future__ import annotations
 
@@ -49,7 +55,7 @@ import sys as _sys
 
 import numpy as _np
 
-from ..core import Tracer as _Tracer
+from ..core import RULES as _RULES, Tracer as _Tracer, bind as _bind
 from ..backends import backend_of as _backend_of, index_winners as _index_winners
 
 
@@ -389,6 +395,115 @@ def _combine(x, idx, v, op):
     return X.reshape(xf, shape)
 
 
+def _sorted_writes(x, idx):
+    """The writes of ``x.at[idx]`` for an index with traced arrays, sorted
+    stably by flat position: ``x`` flat, the shape of the region ``x[idx]``,
+    the sort order, the sorted positions and which entries end a run of one
+    position (the last write there); ``None`` when there is no write."""
+    X = _X()
+    n = _math.prod(tuple(x.shape))
+    pos = _positions(x, idx)
+    k = _math.prod(tuple(pos.shape))
+    if k == 0:
+        return None
+    p = X.reshape(pos, (k,))
+    order = X.argsort(p, stable=True)
+    sp = X._gather(p, order)
+    true = _backend_of(x).ones((1,), dtype=_backend_of(x).bool, device=X._device_of(x))
+    last = X.concat([sp[1:] != sp[:-1], true]) if k > 1 else true
+    return X.reshape(x, (n,)), tuple(pos.shape), order, sp, last
+
+
+def _segment_counts(sp, last):
+    """For sorted positions ``sp``: at the last write of each position, how
+    many writes it has; 0 elsewhere. A segmented running count by doubling:
+    log2(k) steps for k writes, a number fixed by the shape (so it replays
+    under jit); a run of one position is contiguous, so two entries ``s``
+    apart with the same position are in one run."""
+    X = _X()
+    xp = _backend_of(sp)
+    dev = X._device_of(sp)
+    k = sp.shape[0]
+    zero = xp.zeros((), dtype=xp.int64, device=dev)
+    c = xp.ones((k,), dtype=xp.int64, device=dev)
+    s = 1
+    while s < k:
+        c = X.concat([c[:s], X.add(c[s:], X.where(sp[s:] == sp[:-s], c[:-s], zero))])
+        s *= 2
+    return X.where(last, c, zero)
+
+
+def _fold_traced(x, idx, v, func):
+    """``x[idx] = func(x[idx], v)`` for an index with traced arrays (per
+    example under vmap), every write applied in order: at a position written
+    ``c`` times the result is ``func(...func(func(x, v1), v2)..., vc)``,
+    exactly what the writes one at a time give (so also at zeros,
+    infinities, NaN and overflow: no write is divided out or reordered).
+
+    How: the writes are sorted stably by position; the last write of each
+    position carries its count, and these are sorted by count, most first.
+    Round ``r`` applies write ``r`` of each position whose count exceeds
+    ``r``; those are among the first ``k // (r + 1)`` entries (their counts
+    add up to at most ``k``), so the rounds work on a shrinking prefix: ``k``
+    rounds for ``k`` writes (a number fixed by the shape, so it replays
+    under jit) that call ``func`` on about ``k log k`` entries in all, and
+    one write per position at the end. An entry that sits a round out passes
+    ``func`` a value without derivative and keeps its own, so an infinite
+    slope there does not reach the derivative as NaN."""
+    X = _X()
+    xp = _backend_of(x)
+    dev = X._device_of(x)
+    sw = _sorted_writes(x, idx)
+    if sw is None:                              # no write: a fresh copy of x
+        return _scatter_at(x, idx, 0, "add")
+    xf, region, order, sp, last = sw
+    k = order.shape[0]
+    count = _segment_counts(sp, last)
+    by_count = X.argsort(X.negative(count), stable=True)
+    if v is not None:
+        if not hasattr(v, "shape"):
+            v = xp.asarray(v, dtype=x.dtype, device=dev)
+        v = _cast_like(v, x)
+        if len(v.shape) > len(region):         # numpy allows leading size-1 axes
+            v = X.reshape(v, tuple(v.shape)[len(v.shape) - len(region):])
+        if tuple(v.shape) != region:
+            v = X.broadcast_to(v, region)
+        sv = X._gather(X.reshape(v, (k,)), order)      # the writes, by position, in order
+        first = X._gather(X.add(X.subtract(xp.arange(k, dtype=xp.int64, device=dev), count), 1),
+                          by_count)                    # where each position's writes start
+    sp = X._gather(sp, by_count)
+    count = X._gather(count, by_count)
+    is_last = count > 0
+    y = X._gather(xf, sp)
+    done = []
+    for r in range(k):
+        m = k // (r + 1)
+        if m < y.shape[0]:                     # the rest have counts of at most r: done
+            done.append(y[m:])
+            y, count = y[:m], count[:m]
+            if v is not None:
+                first = first[:m]
+        on = count > r
+        w = None if v is None else X._gather(sv, X.minimum(X.add(first, r), k - 1))
+        new = func(X.where(on, y, _no_derivative(y)), w)
+        new = _cast_like(new if hasattr(new, "shape") else X.asarray(new), y)
+        if tuple(new.shape) != tuple(y.shape):
+            new = X.broadcast_to(new, tuple(y.shape))
+        y = X.where(on, new, y)
+    new = X.concat([y] + done[::-1]) if done else y
+    # the result of each position lands there, the other entries in a spare
+    # slot past the end, cut off after (no boolean mask: shapes stay fixed)
+    n = xf.shape[0]
+    spare = X.concat([xf, X._zeros_like(xf[:1])])
+    out = X._scatter(spare, new, X.where(is_last, sp, n), "set")[:n]
+    return X.reshape(out, tuple(x.shape))
+
+
+def _no_derivative(v):
+    """``v`` as a constant to every transform."""
+    return _bind(_RULES["stop_gradient"], v) if isinstance(v, _Tracer) else v
+
+
 def _host_list(a):
     if hasattr(a, "tolist"):
         return a.tolist()
@@ -478,10 +593,8 @@ class _IndexUpdateRef:
         elif kind == "add":
             out = X._index_add(x, _cast_like(values, x), idx)
         elif _is_traced(idx):
-            raise TypeError(f"at[...].{kind if isinstance(kind, str) else 'apply'}: an index "
-                            f"that differs per example (under vmap) is supported by get, set, "
-                            f"add, subtract, min and max; for a product write x * ones.at[i]."
-                            f"set(v) with distinct positions")
+            out = (_fold_traced(x, idx, values, _OPS["multiply"]) if kind == "multiply"
+                   else _fold_traced(x, idx, None, kind))
         else:
             out = _combine(x, idx, values, _OPS[kind] if isinstance(kind, str) else kind)
         out = _unpad(out, pads, shape) if pads else out
