@@ -45,7 +45,8 @@ class JCase:
     differentiate (default: every floating array); ``order``: 0 (values only:
     integer or boolean output, or no derivative), 1, or 2; ``vmap``: test
     vmap over the diff arguments; ``strict``: run on array_api_strict too
-    (composites of standard functions); ``rtol``/``atol``: tolerances;
+    (composites of standard functions); ``jit``: compile the jax side as
+    one program (a large composite); ``rtol``/``atol``: tolerances;
     ``id``: a suffix telling several cases of one name apart."""
 
     name: str
@@ -55,6 +56,7 @@ class JCase:
     order: int = 2
     vmap: bool = True
     strict: bool = True
+    jit: bool = False
     rtol: float = 1e-10
     atol: float = 1e-12
     id: str = ""
@@ -122,6 +124,65 @@ def _split(case, args):
     return f
 
 
+def _oracle(jax, jit, f, *args):
+    """``f(*args)`` in jax: eagerly (jax compiles each operation once per
+    shape for the whole run, which suits the many small cases), or with
+    ``jit`` as one compiled program (a case of many operations used once:
+    one compilation instead of one per operation; the same numbers, as
+    every array is an argument and nothing is folded at compile time). A
+    function that needs concrete values (a data-dependent shape) runs
+    eagerly."""
+    if not jit:
+        return f(*args)
+    try:
+        return jax.jit(f)(*args)
+    except (jax.errors.JAXTypeError, jax.errors.JAXIndexError):
+        return f(*args)
+
+
+class _Jax:
+    """The jax side of a case: its value, JVP, VJP and second order, each
+    one compiled program with the case's arrays as arguments."""
+
+    def __init__(self, jax, case, jargs):
+        self.jax, self.case, self.jargs = jax, case, jargs
+        self.where = [i for i, a in enumerate(jargs) if isinstance(a, jax.Array)]
+        self.arrays = tuple(jargs[i] for i in self.where)
+
+    def fn(self, arrays, diff=None):
+        """The case's function of its diff arguments (of all arguments
+        when ``diff`` is None), the other arrays being ``arrays``."""
+        full = list(self.jargs)
+        for i, a in zip(self.where, arrays):
+            full[i] = a
+
+        def f(*xs):
+            args = list(full)
+            for i, x in zip(self.case.diff, xs):
+                args[i] = x
+            return self.case.fn(self.jax.numpy, *args)
+        return f if diff is not None else self.case.fn(self.jax.numpy, *full)
+
+    def value(self):
+        return _oracle(self.jax, self.case.jit, lambda a: self.fn(a), self.arrays)
+
+    def jvp(self, prim, tans):
+        return _oracle(self.jax, self.case.jit, lambda a, p, t: self.jax.jvp(self.fn(a, True), p, t),
+                       self.arrays, prim, tans)
+
+    def vjp(self, prim, ct):
+        return _oracle(self.jax, self.case.jit, lambda a, p, c: self.jax.vjp(self.fn(a, True), *p)[1](c),
+                       self.arrays, prim, ct)
+
+    def second(self, prim, tans, ct):
+        """d/dt of the VJP along the tangents (forward over reverse)."""
+        jax = self.jax
+
+        def h(a, p, t, c):
+            return jax.jvp(lambda *xs: jax.vjp(self.fn(a, True), *xs)[1](c), p, t)[1]
+        return _oracle(jax, self.case.jit, h, self.arrays, prim, tans, ct)
+
+
 def check(case, xp, jax):
     """Run every check the case asks for (see the module docstring)."""
     if not case.strict and xp.__name__.startswith("array_api_strict"):
@@ -129,7 +190,8 @@ def check(case, xp, jax):
     jnp = jax.numpy
     args = [_on(xp, a) for a in case.args]
     jargs = [jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in case.args]
-    want = case.fn(jnp, *jargs)
+    oracle = _Jax(jax, case, jargs)
+    want = oracle.value()
     got = case.fn(xnp, *args)
     _assert_tree_close(got, want, case, "value")
     _assert_dtypes(got, want, case, "value")
@@ -137,20 +199,18 @@ def check(case, xp, jax):
         return
     rng = np.random.default_rng(1)
     prim = [args[i] for i in case.diff]
-    jprim = [jargs[i] for i in case.diff]
+    jprim = tuple(jargs[i] for i in case.diff)
     f = _split(case, args)
     f.ns_fn = lambda *a: case.fn(xnp, *a)
-    jf = _split(case, jargs)
-    jf.ns_fn = lambda *a: case.fn(jnp, *a)
     # forward mode (and the value on traced values)
     tans = [_draw(rng, np.shape(case.args[i]), case.args[i].dtype) for i in case.diff]
+    jtans = tuple(jnp.asarray(t) for t in tans)
     out, t_out = xgrad.jvp(f, tuple(prim), tuple(from_np(xp, t) for t in tans))
-    jout, jt_out = jax.jvp(jf, tuple(jprim), tuple(jnp.asarray(t) for t in tans))
+    jout, jt_out = oracle.jvp(jprim, jtans)
     _assert_tree_close(out, jout, case, "value under jvp")
     _assert_tree_close(t_out, jt_out, case, "jvp")
     # reverse mode: a random cotangent per float output
     _, vjp_fn = xgrad.vjp(f, *prim)
-    _, jvp_fn = jax.vjp(jf, *jprim)
     cts = [_draw(rng, np.shape(o), np.asarray(o).dtype)
            if np.asarray(o).dtype.kind in "fc" else np.zeros(np.shape(o), jax.dtypes.float0)
            for o in _leaves(jout)]
@@ -161,17 +221,14 @@ def check(case, xp, jax):
                                                  for c in cts])
     if isinstance(jout, list):
         ct_x, ct_j = list(ct_x), list(ct_j)
-    _assert_tree_close(vjp_fn(_as_out(ct_x, out, xp)), jvp_fn(ct_j), case, "vjp")
+    _assert_tree_close(vjp_fn(_as_out(ct_x, out, xp)), oracle.vjp(jprim, ct_j), case, "vjp")
     if case.order >= 2:
         # forward over reverse: d/dt of the VJP along the tangents
         def g(*xs):
             return xgrad.vjp(f, *xs)[1](_as_out(ct_x, out, xp))
-
-        def jg(*xs):
-            return jax.vjp(jf, *xs)[1](ct_j)
         _, h = xgrad.jvp(g, tuple(prim), tuple(from_np(xp, t) for t in tans))
-        _, jh = jax.jvp(jg, tuple(jprim), tuple(jnp.asarray(t) for t in tans))
-        _assert_tree_close(h, jh, case, "second order (jvp of vjp)")
+        _assert_tree_close(h, oracle.second(jprim, jtans, ct_j), case,
+                           "second order (jvp of vjp)")
     if case.vmap:
         stacked = [np.stack([case.args[i], case.args[i] * 0.5 + 0.25]) for i in case.diff]
         vout = xgrad.vmap(f)(*[from_np(xp, s) for s in stacked])

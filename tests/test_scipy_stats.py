@@ -180,7 +180,8 @@ def _kde_call(ns, d, w, p):
             k1.integrate_box_1d(-0.5, 1.0))
 
 
-KDE = [JCase("scipy.stats.gaussian_kde", _kde_call, (_KD, _KW, _KP), rtol=1e-9, order=1, vmap=False)]
+KDE = [JCase("scipy.stats.gaussian_kde", _kde_call, (_KD, _KW, _KP), rtol=1e-9, order=1, vmap=False,
+             jit=True)]
 
 
 @pytest.mark.parametrize("case", KDE, ids=ids(KDE))
