@@ -2,7 +2,9 @@
 
 Every function is run at the edges of its domain and compared with jax
 (x64), value for value, NaN for NaN (at the same positions) and dtype for
-dtype, under each transform that applies: ``value`` (eager), ``jit``,
+dtype (an int32 input of a function of floats gives float64 where jax gives
+float32: numpy's promotion, compared with jax's float64 digits, see
+``_promoted``), under each transform that applies: ``value`` (eager), ``jit``,
 ``vmap``, ``jvp``, ``grad`` (a VJP with a cotangent of ones: for an
 elementwise function, the diagonal of the Jacobian) and ``hessian``
 (forward over reverse: the JVP, along ones, of that VJP).
@@ -376,6 +378,34 @@ def _as_out(ct, out):
     return xnp.zeros_like(out) if ct is None else ct
 
 
+PROMOTED = ("int32",)
+
+
+def _promoted(item, jax, want, args):
+    """jax's answer for an int32 input, with each float32 output replaced
+    by jax's float64 answer for the input as float64: a function of floats
+    promotes int32 to float64 in xgrad, as numpy does (jax picks float32;
+    int64 gives float64 in both, int16 float32 in both), so the
+    digits are compared with the float64 computation (jax's float32 one
+    overflows where float64 does not: ``exp(100)``). An output jax keeps
+    integral (``floor_divide``) is compared as it is."""
+    if item.kind not in PROMOTED:
+        return want
+    narrow = [np.asarray(b).dtype in (np.float32, np.complex64) for b in _leaves(want)]
+    if not any(narrow):
+        return want
+    jnp = jax.numpy
+    wide = [a.astype(np.float64) if i in item.swept and isinstance(a, np.ndarray) else a
+            for i, a in enumerate(args)]
+    want64 = _jax(lambda: (item.jfn or item.fn)(jnp, *_jargs(jnp, wide)))
+    leaves, struct = jax.tree_util.tree_flatten(want)
+    leaves64 = jax.tree_util.tree_leaves(want64)
+    if len(leaves64) != len(leaves):
+        return want
+    return jax.tree_util.tree_unflatten(
+        struct, [w if n else b for b, w, n in zip(leaves, leaves64, narrow)])
+
+
 class JaxRefuses(Exception):
     """jax raised: the transform does not apply (or xgrad must raise too)."""
 
@@ -424,6 +454,7 @@ def run(item, jax, transforms=None, nan_ok=()):
             want = _jax(lambda: jfn(jnp, *jargs))
         except JaxRefuses as e:
             raise JaxRefuses(f"jax refuses the {item.kind} kind: {e}") from None
+        want = _promoted(item, jax, want, item.args)
 
         def check(t, call, want_t, nan=False):
             try:
@@ -439,7 +470,8 @@ def run(item, jax, transforms=None, nan_ok=()):
             check("jit", lambda: xgrad.jit(f)(*[args[i] for i in sw]), want)
         if "vmap" in todo:
             try:
-                want2 = _jax(lambda: jfn(jnp, *_jargs(jnp, item.args2)))
+                want2 = _promoted(item, jax, _jax(lambda: jfn(jnp, *_jargs(jnp, item.args2))),
+                                  item.args2)
                 stacked = [np.stack([args[i], item.args2[i]]) for i in sw]
                 f = _split(item.fn, xnp, args, sw)
 
