@@ -174,12 +174,21 @@ class _Jax:
         return _oracle(self.jax, self.case.jit, lambda a, p, c: self.jax.vjp(self.fn(a, True), *p)[1](c),
                        self.arrays, prim, ct)
 
-    def second(self, prim, tans, ct):
-        """d/dt of the VJP along the tangents (forward over reverse)."""
+    def all(self, prim, tans, ct):
+        """The value, JVP, VJP and second order (d/dt of the VJP along the
+        tangents: forward over reverse) from one forward-over-reverse pass:
+        its primal half is the value and the VJP, its tangent half the JVP
+        and the second order (one trace of the function instead of four)."""
         jax = self.jax
 
         def h(a, p, t, c):
-            return jax.jvp(lambda *xs: jax.vjp(self.fn(a, True), *xs)[1](c), p, t)[1]
+            f = self.fn(a, True)
+
+            def both(*xs):
+                out, pull = jax.vjp(f, *xs)
+                return out, pull(c)
+            (out, ct_x), (t_out, second) = jax.jvp(both, p, t)
+            return out, t_out, ct_x, second
         return _oracle(jax, self.case.jit, h, self.arrays, prim, tans, ct)
 
 
@@ -206,29 +215,31 @@ def check(case, xp, jax):
     tans = [_draw(rng, np.shape(case.args[i]), case.args[i].dtype) for i in case.diff]
     jtans = tuple(jnp.asarray(t) for t in tans)
     out, t_out = xgrad.jvp(f, tuple(prim), tuple(from_np(xp, t) for t in tans))
-    jout, jt_out = oracle.jvp(jprim, jtans)
-    _assert_tree_close(out, jout, case, "value under jvp")
-    _assert_tree_close(t_out, jt_out, case, "jvp")
     # reverse mode: a random cotangent per float output
-    _, vjp_fn = xgrad.vjp(f, *prim)
     cts = [_draw(rng, np.shape(o), np.asarray(o).dtype)
            if np.asarray(o).dtype.kind in "fc" else np.zeros(np.shape(o), jax.dtypes.float0)
-           for o in _leaves(jout)]
-    struct = jax.tree_util.tree_structure(jout)
+           for o in _leaves(want)]
+    struct = jax.tree_util.tree_structure(want)
     ct_x = jax.tree_util.tree_unflatten(struct, [from_np(xp, c) if c.dtype.kind in "fc"
                                                  else None for c in cts])
     ct_j = jax.tree_util.tree_unflatten(struct, [jnp.asarray(c) if c.dtype.kind in "fc" else c
                                                  for c in cts])
-    if isinstance(jout, list):
+    if isinstance(want, list):
         ct_x, ct_j = list(ct_x), list(ct_j)
-    _assert_tree_close(vjp_fn(_as_out(ct_x, out, xp)), oracle.vjp(jprim, ct_j), case, "vjp")
+    if case.order >= 2:
+        jout, jt_out, j_ct, j_second = oracle.all(jprim, jtans, ct_j)
+    else:
+        (jout, jt_out), j_ct = oracle.jvp(jprim, jtans), oracle.vjp(jprim, ct_j)
+    _assert_tree_close(out, jout, case, "value under jvp")
+    _assert_tree_close(t_out, jt_out, case, "jvp")
+    _, vjp_fn = xgrad.vjp(f, *prim)
+    _assert_tree_close(vjp_fn(_as_out(ct_x, out, xp)), j_ct, case, "vjp")
     if case.order >= 2:
         # forward over reverse: d/dt of the VJP along the tangents
         def g(*xs):
             return xgrad.vjp(f, *xs)[1](_as_out(ct_x, out, xp))
         _, h = xgrad.jvp(g, tuple(prim), tuple(from_np(xp, t) for t in tans))
-        _assert_tree_close(h, oracle.second(jprim, jtans, ct_j), case,
-                           "second order (jvp of vjp)")
+        _assert_tree_close(h, j_second, case, "second order (jvp of vjp)")
     if case.vmap:
         stacked = [np.stack([case.args[i], case.args[i] * 0.5 + 0.25]) for i in case.diff]
         vout = xgrad.vmap(f)(*[from_np(xp, s) for s in stacked])
