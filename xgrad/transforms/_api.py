@@ -96,6 +96,24 @@ def frozen(x):
     return v
 
 
+def frozen_args(args, nums, kwargs):
+    """``(args, kwargs, copied)``: the arguments not in ``nums`` (and every
+    keyword argument) through ``frozen``, as user code gets them when they
+    are not differentiated; ``copied`` says whether one is a copy (a backend
+    without read-only arrays), which a run of user code may write: each
+    run then needs its own."""
+    seen = []
+
+    def froze(a):
+        f = frozen(a)
+        if f is not a and getattr(getattr(f, "flags", None), "writeable", None) is None:
+            seen.append(True)
+        return f
+    args = [a if i in nums else _tree.map(froze, a) for i, a in enumerate(args)]
+    kwargs = _tree.map(froze, kwargs) if kwargs else kwargs
+    return args, kwargs, bool(seen)
+
+
 def fresh_once(copies, a):
     """The copy of the plain array ``a`` in ``copies`` (``id -> (array,
     copy)``, made on first use), for a derivative function that outlives
@@ -300,15 +318,21 @@ def flatten_fun(fun, in_tree, store, fname, has_aux=False, args=None, nums=None,
     ``kwargs`` are passed as they are). ``store`` receives the output tree
     (``"tree"``) and, with ``has_aux``, the aux value (``"aux"``)."""
     if nums is not None:
-        # the arguments that are not differentiated reach user code as they
-        # are: read-only views (``frozen``), made once
-        args = [a if i in nums else _tree.map(frozen, a) for i, a in enumerate(args)]
-        kwargs = _tree.map(frozen, kwargs) if kwargs else kwargs
+        given = args, kwargs
+        args, kwargs, copied = frozen_args(args, nums, kwargs)
+        runs = [0]
 
     def f_flat(*xs):
+        nonlocal args, kwargs
         if nums is None:
             call = _tree.unflatten(in_tree, xs)
         else:
+            if copied and runs[0]:
+                # a re-run (NaN-safe, per basis vector) starts from the
+                # caller's values, not from what the last run wrote into
+                # its copies
+                args, kwargs, _ = frozen_args(given[0], nums, given[1])
+            runs[0] += 1
             call = list(args)
             for i, a in zip(nums, _tree.unflatten(in_tree, xs)):
                 call[i] = a
