@@ -82,12 +82,6 @@ _VMAP_JIT = "vmap(jit(f)) reads closed-over arrays live at every call (jit alone
 # passes after a fix is an XPASS: delete its line
 KNOWN_CELLS = """
 jvp-has_aux passthrough_c AUX_ALIAS
-make_program identity PASS_ALIAS
-make_program views PASS_ALIAS
-make_program passthrough_c PASS_ALIAS
-make_program constants PROG_CONST
-make_program matmul-W PROG_LIVE
-make_program where-mask PROG_LIVE
 linearize-checkpoint matmul-W CKPT_LIVE
 linearize-checkpoint getitem-idx CKPT_LIVE
 linearize-checkpoint at_add-idx CKPT_LIVE
