@@ -127,52 +127,36 @@ def fresh_once(copies, a):
     return hit[1]
 
 
-def _extent(a):
-    """The bytes ``[lo, hi)`` that the array ``a`` spans in memory (from the
-    array interface: numpy, and cupy's host-side twin), or None."""
-    ai = getattr(a, "__array_interface__", None)
-    if ai is None:
-        return None
-    lo = hi = ai["data"][0]
-    item = a.itemsize
-    strides = ai["strides"]
-    if strides is None:                 # C-contiguous
-        n = 1
-        for d in ai["shape"]:
-            n *= d
-        return lo, lo + n * item
-    for d, st in zip(ai["shape"], strides):
-        if d == 0:
-            return lo, lo
-        if st > 0:
-            hi += (d - 1) * st
-        else:
-            lo += (d - 1) * st
-    return lo, hi + item
+def _root(a):
+    """The array that owns ``a``'s memory: the end of its ``.base`` chain
+    (numpy, cupy: a view's base); ``a`` itself elsewhere."""
+    b = getattr(a, "base", None)
+    while b is not None:
+        a, b = b, getattr(b, "base", None)
+    return a
 
 
 def owned(outs, given):
     """``outs`` (a flat list) with each plain array a buffer of its own: one
-    that is (or overlaps in memory) an array in ``given`` (the caller's:
-    arguments, tangents, cotangents) or an earlier output is copied, so the
-    caller may write any output without changing another or an input. An
-    identity function, a view (``x[1:]``), a value passed through or two
-    outputs made of one buffer are what copies; computed results pass as
-    they are. Only numpy-like arrays show their memory; other backends are
-    checked by identity."""
-    seen = [(g, _extent(g)) for g in given if hasattr(g, "shape") and not isinstance(g, Tracer)]
+    that is (or is a view of) an array in ``given`` (the caller's:
+    arguments, tangents, cotangents, or views of theirs) or shares its
+    memory with an earlier output is copied, so the caller may write any
+    output without changing another or an input. An identity function, a
+    view (``x[1:]``), a value passed through or two outputs made of one
+    buffer are what copies; computed results pass as they are. The test is
+    a few attribute reads (the ``.base`` chain; identity on backends
+    without one)."""
+    seen = {id(_root(g)) for g in given if hasattr(g, "shape") and not isinstance(g, Tracer)}
     res = []
     for o in outs:
         if isinstance(o, Tracer) or not hasattr(o, "shape"):
             res.append(o)
             continue
-        e = _extent(o)
-        for g, ge in seen:
-            if o is g or (e is not None and ge is not None and e[0] < ge[1] and ge[0] < e[1]):
-                o = fresh(o)
-                e = _extent(o)
-                break
-        seen.append((o, e))
+        r = id(_root(o))
+        if r in seen:
+            o = fresh(o)
+            r = id(o)
+        seen.add(r)
         res.append(o)
     return res
 
