@@ -105,3 +105,45 @@ def test_grad_and_jacrev_take_no_copies():
     xgrad.grad(lambda x: xnp.sum(xnp.multiply(x, spy)))(np.ones(2))
     xgrad.jacrev(lambda x: xnp.multiply(x, spy))(np.ones(2))
     assert seen and all(seen)
+
+
+def test_custom_vjp_fwd_may_return_a_creation_constant():
+    # fwd builds xnp.ones inside grad (a constant of the trace, with no
+    # derivative): accepted, as jax accepts it, and the gradient is exact
+    def f(x):
+        return {"s": xnp.sin(x), "ones": xnp.ones(3, dtype=x.dtype)}
+    cv = xgrad.custom_vjp(f)
+    cv.defvjp(lambda x: (f(x), (x,)), lambda res, g: (g["s"] * xnp.cos(res[0]),))
+
+    def h(x):
+        out = cv(x)
+        return xnp.sum(out["s"]) + xnp.sum(out["ones"] * x)
+    x = np.array([0.5, 1.0, 2.0])
+    assert_close(xgrad.grad(h)(x), np.cos(x) + 1.0)
+    out, f_vjp = xgrad.vjp(cv, x)
+    assert_close(out["ones"], np.ones(3))
+    assert_close(f_vjp({"s": np.ones(3), "ones": np.ones(3)})[0], np.cos(x))
+    assert_close(xgrad.hessian(h)(x), np.diag(-np.sin(x)))
+
+
+def test_eager_call_and_loops_hand_over_read_only_views_and_return_copies():
+    # outside any transform, a custom function, a checkpointed one and a
+    # lax loop get the caller's numpy arrays read-only (a write raises, as
+    # into a JAX array) and an argument passed through comes back a copy
+    x = np.array([1.0, 2.0])
+
+    def writer(v):
+        v[0] = 5.0
+        return v
+    cj = xgrad.custom_jvp(writer)
+    cj.defjvp(lambda p, t: (writer(*p), t[0]))
+    for call in (lambda: xgrad.checkpoint(writer)(x), lambda: cj(x),
+                 lambda: xgrad.lax.fori_loop(0, 1, lambda i, v: writer(v), x),
+                 lambda: xgrad.lax.scan(lambda c, r: (c, writer(r)), 0.0, x[None])):
+        with pytest.raises(ValueError, match="read-only"):
+            call()
+    assert np.array_equal(x, [1.0, 2.0])
+    for out in (xgrad.checkpoint(lambda v: v)(x), xgrad.lax.fori_loop(0, 2, lambda i, v: v, x),
+                xgrad.lax.while_loop(lambda v: False, lambda v: v, x)):
+        out[0] = 9.0
+        assert np.array_equal(x, [1.0, 2.0])

@@ -43,6 +43,7 @@ from . import numpy as _xnp
 from .backends import backend_of as _backend_of
 from .core import Tracer as _Tracer, concrete as _concrete
 from .transforms.stop_gradient import stop_gradient
+from .transforms._api import frozen as _frozen, owned as _owned
 from .tree import flatten as _flatten, unflatten as _unflatten, map as _map
 
 __all__ = ["cond", "switch", "select", "select_n", "fori_loop", "while_loop", "scan", "map",
@@ -176,6 +177,21 @@ def _protected(operands):
             return v
         return x
     return _map(one, operands)
+
+
+def _readonly(tree):
+    """The caller's arrays as a loop body gets them (its carry's start, the
+    ``xs`` it slices): read-only views on numpy (a write raises, as a write
+    into a JAX array does), copies on backends without them; tracers pass
+    (their writes are functional)."""
+    return _map(_frozen, tree)
+
+
+def _own(val, given):
+    """A loop's result: a leaf that is (a view of) one of the caller's
+    arrays in ``given`` (a carry passed through unchanged) is a copy."""
+    leaves, tree = _flatten(val)
+    return _unflatten(tree, _owned(leaves, _flatten(given)[0]))
 
 
 def _run_for_types(fn, operands):
@@ -372,20 +388,20 @@ def while_loop(cond_fun, body_fun, init_val):
     runs until no example's condition holds; an example whose condition is
     false keeps its state."""
     _callable("while_loop", cond_fun=cond_fun, body_fun=body_fun)
-    val = init_val
+    val = _readonly(init_val)
     while True:
         c = cond_fun(val)
         _check_pred(c)
         k = _known(c)
         if k is not None:
             if not bool(k):
-                return val
+                return _own(val, init_val)
             new = body_fun(val)
             _check_carry("while_loop", "body_fun", val, new)
             val = new
             continue
         if not _any_example(c):
-            return val
+            return _own(val, init_val)
         new = body_fun(val)
         _check_carry("while_loop", "body_fun", val, new)
         val = _map(lambda a, b: _xnp.where(c, a, b), new, val)
@@ -417,12 +433,12 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
             _check_carry("fori_loop", "body_fun", s[1], new)
             return (s[0] + 1, new)
         return while_loop(c, b, (_xnp.asarray(lower, dtype=dtype), init_val))[1]
-    val = init_val
+    val = _readonly(init_val)
     for i in range(int(lo), int(hi)):
         new = body_fun(i, val)
         _check_carry("fori_loop", "body_fun", val, new)
         val = new
-    return val
+    return _own(val, init_val)
 
 
 def _index_dtype(lower, upper):
@@ -518,7 +534,8 @@ def _scan(f, init, xs, length, reverse, what, fun):
     if n is None:
         raise ValueError(f"{what}: length is required when xs has no leaves")
     n = _operator.index(n)
-    carry = init
+    carry = _readonly(init)
+    leaves = [_frozen(x) for x in leaves]
     ys = [None] * n
     ys_name = f"{fun}'s y" if what == "scan" else f"{fun}'s output"
     for i in (range(n - 1, -1, -1) if reverse else range(n)):
@@ -527,6 +544,7 @@ def _scan(f, init, xs, length, reverse, what, fun):
         _check_carry(what, fun, carry, new)
         carry = new
         ys[i] = y
+    carry = _own(carry, init)
     if n == 0:
         return carry, _empty_ys(f, carry, tree, leaves, xs, what, ys_name)
     first = ys[n - 1] if reverse else ys[0]

@@ -96,6 +96,24 @@ def frozen(x):
     return v
 
 
+def frozen_args(args, nums, kwargs):
+    """``(args, kwargs, copied)``: the arguments not in ``nums`` (and every
+    keyword argument) through ``frozen``, as user code gets them when they
+    are not differentiated; ``copied`` says whether one is a copy (a backend
+    without read-only arrays), which a run of user code may write: each
+    run then needs its own."""
+    seen = []
+
+    def froze(a):
+        f = frozen(a)
+        if f is not a and getattr(getattr(f, "flags", None), "writeable", None) is None:
+            seen.append(True)
+        return f
+    args = [a if i in nums else _tree.map(froze, a) for i, a in enumerate(args)]
+    kwargs = _tree.map(froze, kwargs) if kwargs else kwargs
+    return args, kwargs, bool(seen)
+
+
 def fresh_once(copies, a):
     """The copy of the plain array ``a`` in ``copies`` (``id -> (array,
     copy)``, made on first use), for a derivative function that outlives
@@ -107,6 +125,45 @@ def fresh_once(copies, a):
     if hit is None:
         hit = copies[id(a)] = (a, fresh(a))
     return hit[1]
+
+
+def _root(a):
+    """The array that owns ``a``'s memory: the end of its ``.base`` chain
+    (numpy, cupy: a view's base); ``a`` itself elsewhere."""
+    b = getattr(a, "base", None)
+    while b is not None:
+        a, b = b, getattr(b, "base", None)
+    return a
+
+
+def owned(outs, given):
+    """``outs`` (a flat list) with each plain array a buffer of its own: one
+    that is (or is a view of) an array in ``given`` (the caller's:
+    arguments, tangents, cotangents, or views of theirs) or shares its
+    memory with an earlier output is copied, so the caller may write any
+    output without changing another or an input. An identity function, a
+    view (``x[1:]``), a value passed through or two outputs made of one
+    buffer are what copies; computed results pass as they are. The test is
+    a few attribute reads (the ``.base`` chain; identity on backends
+    without one)."""
+    seen = {id(_root(g)) for g in given if hasattr(g, "shape") and not isinstance(g, Tracer)}
+    res = []
+    for o in outs:
+        if isinstance(o, Tracer) or not hasattr(o, "shape"):
+            res.append(o)
+            continue
+        r = id(_root(o))
+        if r in seen:
+            o = fresh(o)
+            r = id(o)
+        seen.add(r)
+        res.append(o)
+    return res
+
+
+def owned_tree(tree, given):
+    flat, t = _tree.flatten(tree)
+    return _tree.unflatten(t, owned(flat, given))
 
 
 def fresh_tree(tree):
@@ -300,15 +357,21 @@ def flatten_fun(fun, in_tree, store, fname, has_aux=False, args=None, nums=None,
     ``kwargs`` are passed as they are). ``store`` receives the output tree
     (``"tree"``) and, with ``has_aux``, the aux value (``"aux"``)."""
     if nums is not None:
-        # the arguments that are not differentiated reach user code as they
-        # are: read-only views (``frozen``), made once
-        args = [a if i in nums else _tree.map(frozen, a) for i, a in enumerate(args)]
-        kwargs = _tree.map(frozen, kwargs) if kwargs else kwargs
+        given = args, kwargs
+        args, kwargs, copied = frozen_args(args, nums, kwargs)
+        runs = [0]
 
     def f_flat(*xs):
+        nonlocal args, kwargs
         if nums is None:
             call = _tree.unflatten(in_tree, xs)
         else:
+            if copied and runs[0]:
+                # a re-run (NaN-safe, per basis vector) starts from the
+                # caller's values, not from what the last run wrote into
+                # its copies
+                args, kwargs, _ = frozen_args(given[0], nums, given[1])
+            runs[0] += 1
             call = list(args)
             for i, a in zip(nums, _tree.unflatten(in_tree, xs)):
                 call[i] = a

@@ -21,7 +21,7 @@ from ..program import Var, stage
 from .. import numpy as xnp
 from .. import tree as _tree
 from .vjp import vjp_flat, backward_pass
-from ._api import fresh, warn_fallback
+from ._api import fresh, frozen, owned, warn_fallback
 
 __all__ = ["Spec", "UserSpec", "CustomFunction", "call_primitive", "bind_call", "positional",
            "transpose_linear", "nonlinear_use", "touches", "is_value", "zeros", "inexact", "DYN"]
@@ -62,11 +62,11 @@ class Spec:
 
     def diff_args(self, flat):
         # user code may write into its arguments: under a transform, plain
-        # arrays are copies (the caller's buffers, or residuals of a tape)
-        copy = active_level() > 0
+        # arrays are copies (the caller's buffers, or residuals of a tape);
+        # called eagerly, they are the caller's own: read-only views there
+        own = fresh if active_level() > 0 else frozen
         it = iter(flat)
-        leaves = [(fresh(next(it)) if copy else next(it)) if d else s
-                  for d, s in zip(self.is_dyn, self.static)]
+        leaves = [own(next(it)) if d else s for d, s in zip(self.is_dyn, self.static)]
         return _tree.unflatten(self.in_tree, leaves)
 
     def full_args(self, flat):
@@ -126,6 +126,10 @@ def call_primitive(name):
 
 def bind_call(prim, spec):
     outs = bind(prim, *spec.flat, spec=spec)
+    if not active_level():
+        # called eagerly: an argument passed through (or a view of one) is
+        # a copy, as a transform's outputs are
+        outs = owned(outs, spec.flat)
     return _tree.unflatten(spec.out_tree, outs)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from ..rules._batching import move_to_front
 from .. import numpy as xnp
 from .. import tree as _tree
+from ..core import Tracer
 from ._api import fresh, fresh_tree
 from ._call import (DYN, CustomFunction, UserSpec, call_primitive, inexact, is_value,
                     nonlinear_use, touches, transpose_linear, zeros)
@@ -80,15 +81,22 @@ class _VJPSpec(UserSpec):
         return self.cts_flat(cts, primals, "bwd")
 
     def _check_closure(self, o_flat, trace):
+        """``o_flat`` with this trace's constants (``xnp.ones(3)`` made in
+        fwd: no derivative) as their values; a TypeError for any other
+        tracer of ``trace``, a closed-over value whose derivative would be
+        lost."""
+        o_flat = [o.primal if isinstance(o, Tracer) and o._trace is trace and o._data is None
+                  else o for o in o_flat]
         if touches(o_flat, trace):
             raise TypeError(f"custom_vjp function {self.name} closes over a traced value of the "
                             f"transform being applied, so its derivative through that value "
                             f"would be lost; pass the value as an explicit argument (as with "
                             f"jax.closure_convert)")
+        return o_flat
 
     def vjp(self, trace, primals, nodes):
         o_flat, res = self._fwd(primals)
-        self._check_closure(o_flat, trace)
+        o_flat = self._check_closure(o_flat, trace)
 
         def pull(gs):
             g = [zeros(o) if c is None else c for o, c in zip(o_flat, gs)]
@@ -98,7 +106,7 @@ class _VJPSpec(UserSpec):
 
     def jvp(self, trace, primals, tangents):
         o_flat, res = self._fwd(primals)
-        self._check_closure(o_flat, trace)
+        o_flat = self._check_closure(o_flat, trace)
         diff = [i for i, o in enumerate(o_flat) if inexact(o)]
 
         def bwd_lin(*g):

@@ -16,7 +16,7 @@ from .jvp import jvp
 from .vjp import vjp_owning, grad
 from .vmap import map_basis
 from ._api import (as_primal, check_diff_input, diff_args, flatten_fun, frozen, instantiate,
-                   repeat)
+                   owned_tree, repeat)
 
 __all__ = ["jacfwd", "jacrev", "hessian", "hvp"]
 
@@ -104,7 +104,9 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
                 ni, no = len(x.shape), len(o.shape)
                 row.append(xnp.permute_dims(b, tuple(range(ni, ni + no)) + tuple(range(ni))))
             jac.append(row)
-        res = _assemble(jac, store["tree"], in_tree, multi, pick)
+        # the Jacobians of outputs linear in x are views of one tangent
+        # buffer (the basis itself for x, x[1:]): each leaf gets its own
+        res = owned_tree(_assemble(jac, store["tree"], in_tree, multi, pick), flat)
         return (res, aux) if has_aux else res
     return jac_f
 

@@ -155,8 +155,10 @@ class _Jitted:
         key, leaves, where = self._signature(args, kwargs)
         flat = self._flat_fun(key[0], args, kwargs, leaves, where, [])
         guards = []
-        program, _, _ = _stage(flat, [leaves[i] for i in where], guards=guards)
-        return _Program(program.in_vars, program.eqns, program.outs, guards)
+        # closed-over arrays are copied now, as a jit replay's constants are
+        program, _, _ = _stage(flat, [leaves[i] for i in where], guards=guards,
+                               const=_OwnConstants())
+        return _LoweredProgram(program.in_vars, program.eqns, program.outs, guards)
 
     # ----- calling ------------------------------------------------------
 
@@ -343,6 +345,15 @@ class _Jitted:
                 while len(self._cache) > self._size:
                     self._cache.popitem(last=False)
         return entry, out_tree, values
+
+
+class _LoweredProgram(_Program):
+    """What ``lower`` (and ``make_program``) returns: called, each output is
+    a buffer of its own (never an argument, a constant of the Program,
+    another output or a view), as a jit call's."""
+
+    def __call__(self, *args):
+        return _replay.own_outputs(_eval_program(self, args), self.outs, args)
 
 
 class _Entry:

@@ -11,8 +11,8 @@ from ..core import Trace, Tracer, bind, new_main
 from ..backends import is_inexact
 from .. import numpy as xnp
 from .. import tree as _tree
-from ._api import (as_primal, check_tangent, flatten_fun, frozen, instantiate, lower_out, nan_safe_result,
-                   tangents_like)
+from ._api import (as_primal, check_tangent, flatten_fun, fresh, frozen, instantiate, lower_out,
+                   nan_safe_result, owned, owned_tree, tangents_like)
 
 __all__ = ["JVPTrace", "JVPTracer", "jvp", "jvp_flat"]
 
@@ -156,10 +156,18 @@ def jvp(fun, primals, tangents, has_aux=False):
     f_flat = flatten_fun(fun, in_tree, store, "jvp", has_aux)
     outs, t_outs = jvp_flat(f_flat, p_flat, t_flat)
     out_tree = store["tree"]
-    outs = [instantiate(o) for o in outs]
+    # an output with no tangent is a constant to fun, maybe an array it
+    # closes over: a copy (rare: an output that does not depend on primals)
+    outs = [instantiate(o) if t is not None else fresh(instantiate(o))
+            for o, t in zip(outs, t_outs)]
     t_outs = [instantiate(t, like=o) for o, t in zip(outs, t_outs)]
+    # an output passed through (the identity, a view) is a copy: the caller
+    # may write it without changing a primal, a tangent or another output
+    given = p_flat + [t for t in t_flat if t is not None]
+    both = owned(outs + t_outs, given)
+    outs, t_outs = both[:len(outs)], both[len(outs):]
     res = (_tree.unflatten(out_tree, outs), _tree.unflatten(out_tree, t_outs))
     if has_aux:
-        return res + (store["aux"],)
+        return res + (owned_tree(store["aux"], given + both),)
     return res
 

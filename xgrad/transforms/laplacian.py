@@ -22,7 +22,7 @@ from ..core import Trace, Tracer, bind, new_main
 from ..backends import is_inexact, backend_of
 from .. import numpy as xnp
 from .. import tree as _tree
-from ._api import as_primal, check_diff_input
+from ._api import as_primal, check_diff_input, frozen_args
 from .derived import hessian
 from .jvp import jvp
 from .vmap import vmap
@@ -267,8 +267,9 @@ def _forward_laplacian(fun, argnums, keep, name):
         xp = backend_of(x)
         J0 = xp.reshape(xp.eye(d, dtype=x.dtype), (d,) + tuple(x.shape))
         L0 = xp.zeros(((d,) if keep else ()) + tuple(x.shape), dtype=x.dtype)
+        # the other arguments reach fun as they are when not differentiated
+        new, kwargs, _ = frozen_args(args, (argnums_,), kwargs)
         with new_main(LaplacianTrace, d, keep) as trace:
-            new = list(args)
             new[argnums_] = LaplacianTracer(trace, x, (J0, L0))
             out = fun(*new, **kwargs)
             flat, tree = _tree.flatten(out)

@@ -19,7 +19,7 @@ from ..backends import is_inexact
 from ..program import StageTrace, StageTracer, eval_program
 from .. import numpy as xnp
 from .. import tree as _tree
-from ._api import (as_primal, check_tangent, flatten_fun, fresh, fresh_once, instantiate,
+from ._api import (as_primal, check_tangent, flatten_fun, fresh, fresh_once, instantiate, owned,
                    tangents_like)
 from .jvp import jvp_flat
 
@@ -76,6 +76,7 @@ def linearize(fun, *primals):
         t_flat = [xnp._zeros_like(p) if t is None and v is not None else t
                   for p, t, v in zip(flat, t_flat, program.in_vars)]
         res = [instantiate(t, like=o) for o, t in zip(outs, eval_program(program, t_flat))]
-        return _tree.unflatten(out_tree, res)
+        # a tangent passed through (the identity, a view) is a copy
+        return _tree.unflatten(out_tree, owned(res, t_flat))
 
     return _tree.unflatten(out_tree, outs), f_jvp

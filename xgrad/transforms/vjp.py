@@ -33,7 +33,7 @@ from .. import numpy as xnp
 from .. import tree as _tree
 from ..rules._cotangent import Scattered, accumulate as _acc, dense as _dense
 from ._api import (Named, as_primal, diff_args, flatten_fun, fresh, fresh_once, frozen, instantiate,
-                   lower_out, nan_safe_result, repeat)
+                   lower_out, nan_safe_result, owned, owned_tree, repeat)
 
 __all__ = ["VJPTrace", "VJPTracer", "vjp", "grad", "value_and_grad",
            "backward_pass", "vjp_flat"]
@@ -700,9 +700,11 @@ def vjp_owning(fun, primals, has_aux=False, own=False):
     # into the returned outputs later, so the tape sees copies of both (and
     # of closed-over arrays: VJPTrace._own)
     if own:
-        outs, out_nodes, in_nodes, trace = vjp_flat(f_flat, [fresh(x) for x in flat], own=True)
+        ins = [fresh(x) for x in flat]
+        outs, out_nodes, in_nodes, trace = vjp_flat(f_flat, ins, own=True)
         outs = [fresh(instantiate(o)) for o in outs]
     else:
+        ins = flat
         outs, out_nodes, in_nodes, trace = vjp_flat(f_flat, flat)
         outs = [instantiate(o) for o in outs]
     trace.copies = None            # the tape holds the copies it needs
@@ -730,11 +732,13 @@ def vjp_owning(fun, primals, has_aux=False, own=False):
         cts = backward_pass(tape, n, seeds, consume=False, sites=trace.sites, wanted=in_nodes)
         res = [instantiate(cts[nd] if nd is not None else None, like=p)
                for p, nd in zip(flat, in_nodes)]
-        return _tree.unflatten(in_tree, res)
+        # a cotangent passed through (the identity) is a copy of the caller's
+        return _tree.unflatten(in_tree, owned(res, [c for _, c in seeds]))
 
     res = (_tree.unflatten(out_tree, outs), vjp_fn)
     if has_aux:
-        return res + (store["aux"],)
+        # aux is the caller's: never a primal, nor a copy the tape keeps
+        return res + (owned_tree(store["aux"], flat + ins + outs),)
     return res
 
 
@@ -778,6 +782,8 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, *, _name="v
         g = repeat(_tree.unflatten(in_tree, g_flat), pick)
         if not multi:
             g = g[0]
+        if has_aux:     # an argument passed through as aux is a copy
+            aux = owned_tree(aux, flat + _tree.leaves((args, kwargs)) + [out])
         value = (out, aux) if has_aux else out
         return value, g
 

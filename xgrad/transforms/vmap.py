@@ -22,7 +22,7 @@ from .. import numpy as xnp
 from ..numpy._at import with_at
 from ..rules._batching import moveaxis
 from .. import tree as _tree
-from ._api import Named, as_primal, fresh, warn_fallback
+from ._api import Named, as_primal, fresh, owned, warn_fallback
 
 __all__ = ["BatchTrace", "BatchTracer", "PerExampleRead", "vmap", "map_basis"]
 
@@ -253,7 +253,9 @@ def _vmap_call(fun, in_axes, out_axes, axis_size, args, kwargs, box=None):
                                 out, "out_axes")
         res = [_finish(trace, o, ax, size, out_tree, i)
                for i, (o, ax) in enumerate(zip(o_flat, oax))]
-    return _tree.unflatten(out_tree, res)
+    # an argument passed through (or a view of it, or two outputs made of
+    # one buffer) is a copy: the caller may write each output on its own
+    return _tree.unflatten(out_tree, owned(res, flat))
 
 
 def _finish(trace, o, ax, size, out_tree, i):
