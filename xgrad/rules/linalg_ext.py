@@ -165,11 +165,14 @@ def _singular(e):
     return "LinAlgError" in type(e).__name__
 
 
-def _lu_solve(xp, a, b):
-    """``a^-1 b`` by Gaussian elimination with partial pivoting (LAPACK's
-    getrf/getrs, step by step) that does not stop at a zero pivot: a
-    singular matrix gives LAPACK's inf/nan pattern, as JAX's solve and inv
-    return, where numpy raises. Only called once the backend has raised."""
+def _lu_solve(xp, a, b, trans=False):
+    """``a^-1 b`` (``a^-T b`` with ``trans``) by Gaussian elimination with
+    partial pivoting (LAPACK's getrf/getrs, step by step) that does not stop
+    at a zero pivot: a singular matrix gives LAPACK's inf/nan pattern, as
+    JAX's solve and inv return, where numpy raises. ``trans`` solves with
+    the factors of ``a`` itself (U^T, then L^T, then the row interchanges
+    undone), as JAX's transposed solve does: the factors of ``a^T`` would
+    put the infinities elsewhere. Only called once the backend has raised."""
     sa, sb = tuple(a.shape[:-2]), tuple(b.shape[:-2])
     k = max(len(sa), len(sb))
     sa, sb = (1,) * (k - len(sa)) + sa, (1,) * (k - len(sb)) + sb
@@ -180,32 +183,49 @@ def _lu_solve(xp, a, b):
     dev = _dev(a)
     rows = xp.arange(n, device=dev)
     zero = xp.zeros((), dtype=a.dtype, device=dev)
+    lo = xp.zeros(a.shape, dtype=a.dtype, device=dev)      # the multipliers (trans)
+    pivots = []
+
+    def swap(m, sel, k):
+        row_p = xp.sum(xp.where(sel, m, zero), axis=-2)
+        m[...] = xp.where(sel, m[..., k, None, :], m)        # row p <- row k
+        m[..., k, :] = row_p                                 # row k <- row p
+
     for k in range(n):
         piv = xp.argmax(xp.abs(a[..., k:, k]), axis=-1) + k
         sel = (rows == piv[..., None])[..., None]            # (..., n, 1): the pivot row
-        for m in (a, b):
-            row_p = xp.sum(xp.where(sel, m, zero), axis=-2)
-            m[...] = xp.where(sel, m[..., k, None, :], m)    # row p <- row k
-            m[..., k, :] = row_p                             # row k <- row p
+        pivots.append(sel)
+        for m in (a, lo) if trans else (a, b):
+            swap(m, sel, k)
         p = a[..., k, k][..., None]
         below = (rows > k)
         lk = xp.where(below & (p != zero), a[..., :, k] / xp.where(p == zero, 1, p), zero)
-        for m in (a, b):
+        lo[..., :, k] = lk
+        for m in (a,) if trans else (a, b):
             m[...] = xp.where(below[:, None], m - lk[..., None] * m[..., k, None, :], m)
     x = b
-    for i in range(n - 1, -1, -1):
-        s = x[..., i, :] - xp.sum(a[..., i, i + 1:, None] * x[..., i + 1:, :], axis=-2)
+    if not trans:
+        for i in range(n - 1, -1, -1):
+            s = x[..., i, :] - xp.sum(a[..., i, i + 1:, None] * x[..., i + 1:, :], axis=-2)
+            x[..., i, :] = s / a[..., i, i][..., None]
+        return x
+    for i in range(n):                                      # U^T y = b
+        s = x[..., i, :] - xp.sum(a[..., :i, i, None] * x[..., :i, :], axis=-2)
         x[..., i, :] = s / a[..., i, i][..., None]
+    for i in range(n - 1, -1, -1):                          # L^T w = y
+        x[..., i, :] = x[..., i, :] - xp.sum(lo[..., i + 1:, i, None] * x[..., i + 1:, :], axis=-2)
+    for k in range(n - 1, -1, -1):                          # the interchanges, last first
+        swap(x, pivots[k], k)
     return x
 
 
-def _solve_impl(xp, a, b):
+def _solve_impl(xp, a, b, trans=False):
     try:
-        return xp.linalg.solve(a, b)
+        return xp.linalg.solve(xp.matrix_transpose(a) if trans else a, b)
     except Exception as e:
         if not _singular(e):
             raise
-    return _lu_solve(xp, a, b)
+    return _lu_solve(xp, a, b, trans)
 
 
 def _inv_impl(xp, a):
@@ -217,25 +237,35 @@ def _inv_impl(xp, a):
     return _lu_solve(xp, a, xp.eye(a.shape[-1], dtype=a.dtype, device=_dev(a)))
 
 
-def _solve(a, b):
-    """``a^-1 b`` for stacks of matrices ``a`` (..., M, M), ``b`` (..., M, K)."""
-    return bind(solve_p, a, b)
+def _solve(a, b, trans=False):
+    """``a^-1 b`` (``a^-T b`` with ``trans``) for stacks of matrices ``a``
+    (..., M, M), ``b`` (..., M, K). A transposed solve in a rule is ``trans``,
+    not a solve with ``_mT(a)``: at a singular ``a`` it gives JAX's inf/nan
+    pattern (the one of ``a``'s own factors)."""
+    return bind(solve_p, a, b, trans=trans) if trans else bind(solve_p, a, b)
 
 
-def _solve_vjp_a(ans, a, b):
-    return lambda g: xnp.negative(_mm(_solve(_mT(a), g), _mT(ans)))
+def _op(x, trans):
+    return _mT(x) if trans else x
 
 
-def _solve_vjp_b(ans, a, b):
-    return lambda g: _solve(_mT(a), g)
+def _solve_vjp_a(ans, a, b, trans=False):
+    # d ans = -op(A)^-1 op(dA) ans: the cotangent of op(A) is -op(A)^-T g ans^T
+    if trans:
+        return lambda g: xnp.negative(_mm(ans, _mT(_solve(a, g))))
+    return lambda g: xnp.negative(_mm(_solve(a, g, trans=True), _mT(ans)))
 
 
-def _solve_jvp_a(a_dot, ans, a, b):
-    return xnp.negative(_solve(a, _mm(a_dot, ans)))
+def _solve_vjp_b(ans, a, b, trans=False):
+    return lambda g: _solve(a, g, trans=not trans)
 
 
-def _solve_jvp_b(b_dot, ans, a, b):
-    return _solve(a, b_dot)
+def _solve_jvp_a(a_dot, ans, a, b, trans=False):
+    return xnp.negative(_solve(a, _mm(_op(a_dot, trans), ans), trans=trans))
+
+
+def _solve_jvp_b(b_dot, ans, a, b, trans=False):
+    return _solve(a, b_dot, trans=trans)
 
 
 solve_p = defprim(
@@ -334,14 +364,14 @@ def _adjugate_dot_jvp_a(a_dot, ans, a, e):
 def _adjugate_dot_vjp_a(ans, a, e):
     s = _solve(a, e)
     at, st = _mT(a), _mT(s)
-    sb_t = _solve(at, st)                                  # (A^-1 E A^-1)^T
+    sb_t = _solve(a, st, trans=True)                       # (A^-1 E A^-1)^T
     adj_t = _mT(_adjugate(a))
     tr_s = _trace(s)
 
     def vjp(g):
         alpha = xnp.sum(xnp.multiply(g, _mT(adj_t)), axis=(-2, -1))
         t = xnp.add(_scale(xnp.negative(alpha), sb_t), _scale(tr_s, _adjugate_dot(at, g)))
-        b_t_g = _solve(at, g)                                  # A^-T G
+        b_t_g = _solve(a, g, trans=True)                       # A^-T G
         return xnp.add(t, xnp.subtract(_mm(_mm(b_t_g, adj_t), st),
                                        _adjugate_dot(at, _mm(st, g))))
     return vjp
@@ -398,7 +428,7 @@ def _slogdet_vjp(outs, a):
     def vjp(gs):
         # the cotangent k A^-T, by one solve; k = g_l (+ i Im(g_sign sign))
         k = gs[1] if not _cplx(a) else xnp.add(gs[1], _i_imag(xnp.multiply(gs[0], sign)))
-        return _solve(_mT(a), _scale(k, _eye(a.shape[-1], a)))
+        return _solve(a, _scale(k, _eye(a.shape[-1], a)), trans=True)
     return vjp
 
 
