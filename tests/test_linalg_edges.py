@@ -261,3 +261,54 @@ def test_matrix_norm_2_shares_its_derivative_among_tied_singular_values(jax, mat
           jax.jvp(lambda m: jnp.linalg.matrix_norm(m, ord=order), (a,), (t,))[1])
     if order == 2 and mat in ("twice_eye3", "zero"):
         _same(g, np.eye(3) / (3.0 if mat == "twice_eye3" else 6.0))
+
+
+# ----- non-finite and overflowing matrices: jax's NaNs, not a LinAlgError -----
+
+_NONFINITE = np.stack([
+    np.array([[np.inf, 1.5, 0.0], [-2.0, np.nan, 1.0], [0.0, 1.0, 2.0]]),
+    np.array([[2.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 4.0]]),
+    np.array([[1e308, -1e308, 1.5], [-1e308, 1e308, -2.0], [1.5, -2.0, 1.0]]),
+])
+
+
+@pytest.mark.parametrize("name", ["svd", "svdvals", "eig", "eigvals", "eigh", "eigvalsh",
+                                  "pinv", "matrix_rank", "cond"])
+def test_lapack_refusals_give_nan_matrices_and_keep_the_others(jax, name):
+    """Where LAPACK refuses a matrix (non-finite entries; no convergence at
+    1e308), that matrix's outputs are NaN (jax's answer) and the other
+    matrices of the stack are exact; numpy raises LinAlgError instead."""
+    import jax.numpy as jnp
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ours = getattr(xnp.linalg, name)(_NONFINITE[:2])
+        theirs = getattr(jnp.linalg, name)(_NONFINITE[:2])
+        eager = getattr(np.linalg, name, None)
+        one = eager(_NONFINITE[1]) if eager is not None and name != "matrix_rank" else None
+    ours = ours if isinstance(ours, tuple) else (ours,)
+    theirs = theirs if isinstance(theirs, tuple) else (theirs,)
+    for o, t in zip(ours, theirs):
+        o, t = np.asarray(o), np.asarray(t)
+        if name != "matrix_rank":                  # an integer: jax's 0
+            assert np.all(np.isnan(o[0])), name
+        if name not in ("eig", "eigh", "svd"):     # vectors: up to sign
+            _same(o, t)
+    if one is not None and name in ("svdvals", "eigvalsh", "pinv", "cond"):
+        _same(ours[0][1], one)
+
+
+@pytest.mark.parametrize("how", ["grad", "vmap_grad"])
+@pytest.mark.parametrize("name", ["svdvals", "eigvalsh", "det", "pinv"])
+def test_lapack_refusals_differentiate_to_nan(jax, name, how):
+    """The derivative at a refused matrix is NaN too, the others' exact."""
+    import jax.numpy as jnp
+    fx = lambda a: xnp.sum(getattr(xnp.linalg, name)(a))     # noqa: E731
+    fj = lambda a: jnp.sum(getattr(jnp.linalg, name)(a))     # noqa: E731
+    ours, theirs = _transforms(jax)[how]
+    a = _NONFINITE[:2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        g = np.asarray(ours(fx)(a))
+        gj = np.asarray(theirs(fj)(a))
+    assert np.all(np.isnan(g[0]))
+    _same(g[1], gj[1])

@@ -165,6 +165,54 @@ def _singular(e):
     return "LinAlgError" in type(e).__name__
 
 
+def _refused(e):
+    """Whether ``e`` is LAPACK refusing a matrix: numpy's "SVD / Eigenvalues
+    did not converge", "Array must not contain infs or NaNs" (LinAlgError),
+    scipy's "array must not contain infs or NaNs" (ValueError)."""
+    return _singular(e) or (isinstance(e, ValueError) and "infs or NaNs" in str(e))
+
+
+def _nan_where_refused(impl, cores=(2,)):
+    """``impl`` where a matrix LAPACK refuses (non-finite entries, no
+    convergence at 1e308) gets NaN outputs (JAX's SVD, eig and eigh return
+    NaNs there) and the other matrices of the stack are computed one by one.
+    Costs nothing until the backend has raised. ``cores``: the trailing core
+    axes of each array argument (2 for a matrix, 0 for pinv's rtol), the
+    rest broadcast with the first argument's stack axes."""
+    def nan(xp, o):
+        v = complex("nan+nanj") if is_complex(o.dtype) else float("nan")
+        return xp.full(tuple(o.shape), v, dtype=o.dtype, device=_dev(o))
+
+    def run(xp, *args, **params):
+        try:
+            return impl(xp, *args, **params)
+        except Exception as e:
+            if not _refused(e):
+                raise
+        stack = tuple(args[0].shape[:-2])
+        flat = []
+        for x, c in zip(args, cores):
+            x = xp.asarray(x)
+            core = tuple(x.shape[len(x.shape) - c:]) if c else ()
+            flat.append(xp.reshape(xp.broadcast_to(x, stack + core), (-1,) + core))
+        blank = impl(xp, *[xp.zeros_like(x[0, ...]) for x in flat], **params)
+        several = isinstance(blank, tuple)
+        blank = blank if several else (blank,)
+        outs = []
+        for i in range(flat[0].shape[0]):
+            try:
+                r = impl(xp, *[x[i, ...] for x in flat], **params)
+                outs.append(r if several else (r,))
+            except Exception as e:
+                if not _refused(e):
+                    raise
+                outs.append(tuple(nan(xp, o) for o in blank))
+        res = tuple(xp.reshape(xp.stack([o[k] for o in outs]), stack + tuple(blank[k].shape))
+                    for k in range(len(blank)))
+        return res if several else res[0]
+    return run
+
+
 def _lu_solve(xp, a, b, trans=False):
     """``a^-1 b`` (``a^-T b`` with ``trans``) by Gaussian elimination with
     partial pivoting (LAPACK's getrf/getrs, step by step) that does not stop
@@ -378,13 +426,13 @@ def _adjugate_dot_vjp_a(ans, a, e):
 
 
 adjugate_dot_p = defprim(
-    "adjugate_dot", _adjugate_dot_impl, nargs=2,
+    "adjugate_dot", _nan_where_refused(_adjugate_dot_impl, (2, 2)), nargs=2,
     jvp=(_adjugate_dot_jvp_a, lambda e_dot, ans, a, e: _adjugate_dot(a, e_dot)),
     vjp=(_adjugate_dot_vjp_a, lambda ans, a, e: lambda g: _adjugate_dot(_mT(a), g)),
     batch=lambda p: stack_rule(p, (2, 2)))
 
 
-adjugate_p = defprim("adjugate", _adjugate_impl, jvp=_adjugate_jvp, vjp=_adjugate_vjp,
+adjugate_p = defprim("adjugate", _nan_where_refused(_adjugate_impl), jvp=_adjugate_jvp, vjp=_adjugate_vjp,
                      batch=stack_rule)
 
 
@@ -540,7 +588,7 @@ def _eigh_vjp(outs, a):
     return vjp
 
 
-eigh_p = defprim("eigh", _eigh_impl, jvp=_eigh_jvp, vjp=_eigh_vjp, multiple_results=True,
+eigh_p = defprim("eigh", _nan_where_refused(_eigh_impl), jvp=_eigh_jvp, vjp=_eigh_vjp, multiple_results=True,
                  batch=stack_rule)
 eigh = eigh_p.bind
 
@@ -555,7 +603,7 @@ def _eigvalsh_vjp(ans, a):
     return lambda g: _mm(xnp.multiply(_cj(v), xnp.expand_dims(g, axis=-2)), _mT(v))
 
 
-eigvalsh_p = defprim("eigvalsh", lambda xp, a: xp.linalg.eigvalsh(a),
+eigvalsh_p = defprim("eigvalsh", _nan_where_refused(lambda xp, a: xp.linalg.eigvalsh(a)),
                      jvp=_eigvalsh_jvp, vjp=_eigvalsh_vjp, batch=stack_rule)
 
 
@@ -639,7 +687,7 @@ def _svd_vjp(outs, a, *, full_matrices):
     return _conj_vjp(adjoint)
 
 
-svd_p = defprim("svd", _svd_impl, jvp=_svd_jvp, vjp=_svd_vjp, multiple_results=True,
+svd_p = defprim("svd", _nan_where_refused(_svd_impl), jvp=_svd_jvp, vjp=_svd_vjp, multiple_results=True,
                 batch=stack_rule)
 svd = svd_p.bind
 
@@ -655,7 +703,7 @@ def _svdvals_vjp(ans, a):
     return lambda g: _mm(xnp.multiply(uc, xnp.expand_dims(g, axis=-2)), vhc)
 
 
-svdvals_p = defprim("svdvals", lambda xp, a: xp.linalg.svdvals(a),
+svdvals_p = defprim("svdvals", _nan_where_refused(lambda xp, a: xp.linalg.svdvals(a)),
                     jvp=_svdvals_jvp, vjp=_svdvals_vjp, batch=stack_rule)
 
 
@@ -792,7 +840,7 @@ def _eig_vjp(outs, a):
     return vjp
 
 
-eig_p = defprim("eig", _eig_impl, jvp=_eig_jvp, vjp=_eig_vjp, multiple_results=True,
+eig_p = defprim("eig", _nan_where_refused(_eig_impl), jvp=_eig_jvp, vjp=_eig_vjp, multiple_results=True,
                 batch=stack_rule)
 eig = eig_p.bind
 
@@ -807,7 +855,7 @@ def _eigvals_vjp(ans, a):
     return lambda g: _solve(vt, xnp.multiply(xnp.expand_dims(g, axis=-1), vt))
 
 
-eigvals_p = defprim("eigvals", _eigvals_impl, jvp=_eigvals_jvp, vjp=_eigvals_vjp,
+eigvals_p = defprim("eigvals", _nan_where_refused(_eigvals_impl), jvp=_eigvals_jvp, vjp=_eigvals_vjp,
                     batch=stack_rule)
 
 
@@ -838,7 +886,8 @@ def _pinv_vjp(p, a, rtol):
     return _conj_vjp(adjoint)
 
 
-pinv_p = defprim("pinv", lambda xp, a, rtol: xp.linalg.pinv(a, rtol=rtol), nargs=2,
+pinv_p = defprim("pinv", _nan_where_refused(lambda xp, a, rtol: xp.linalg.pinv(a, rtol=rtol),
+                                            (2, 0)), nargs=2,
                  nondiff=(1,), jvp=(_pinv_jvp, None), vjp=(_pinv_vjp, None),
                  batch=lambda p: stack_rule(p, (2, 0), expand_first=True))
 
