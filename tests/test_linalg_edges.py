@@ -312,3 +312,13 @@ def test_lapack_refusals_differentiate_to_nan(jax, name, how):
         gj = np.asarray(theirs(fj)(a))
     assert np.all(np.isnan(g[0]))
     _same(g[1], gj[1])
+
+
+def test_pinv_of_integers_is_float64_as_jax(jax):
+    """pinv takes integer matrices (as float64, JAX's x64 promotion)."""
+    import jax.numpy as jnp
+    a = np.array([[1, 2], [3, 4], [5, 7]])
+    out = xnp.linalg.pinv(a)
+    assert out.dtype == np.float64
+    _same(out, jnp.linalg.pinv(a))
+    _same(xgrad.jit(xnp.linalg.pinv)(a), jnp.linalg.pinv(a))

@@ -264,7 +264,7 @@ def pinv(a, rtol=None, hermitian=False, *, rcond=None):
         if rtol is not None:
             raise ValueError("pinv: only one of rtol and rcond may be specified.")
         rtol = rcond
-    x = a
+    x = _inexact(a)                         # integers: float64, as JAX
     _matrix("pinv", x)
     if rtol is None:
         rtol = max(x.shape[-2:]) * _eps(x)
