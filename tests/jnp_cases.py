@@ -259,11 +259,18 @@ def _draw(rng, shape, dtype):
     return x.astype(dtype)
 
 
+def _rebuild(like, items):
+    """A sequence of ``like``'s type holding ``items``: a namedtuple (jax's and
+    xgrad's ``SlogdetResult``, ``EighResult``...) takes its fields one by one,
+    a tuple or a list the iterable."""
+    return type(like)(*items) if hasattr(like, "_fields") else type(like)(items)
+
+
 def _as_out(ct, out, xp):
     """The cotangent tree with zeros for non-float outputs (xgrad wants
     arrays of the output's dtype there)."""
     if isinstance(out, (tuple, list)):
-        return type(out)(_as_out(c, o, xp) for c, o in zip(ct, out))
+        return _rebuild(out, [_as_out(c, o, xp) for c, o in zip(ct, out)])
     if ct is None:
         return xnp.zeros_like(out)
     return ct

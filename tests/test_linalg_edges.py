@@ -198,3 +198,127 @@ def test_slogdet_gradient_is_not_finite_at_a_singular_matrix():
         g = np.asarray(xgrad.grad(lambda m: xnp.sum(xnp.linalg.slogdet(m)[1]))(_SINGULAR_BATCH))
     np.testing.assert_allclose(g[0], np.eye(3))
     assert not np.all(np.isfinite(g[1])) and not np.all(np.isfinite(g[2]))
+
+
+_SING3 = {
+    "zero": np.zeros((3, 3)),
+    "psd-singular": np.array([[1.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 2.0]]),
+    "rank2": np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.5, -1.0, 1.0]]),
+}
+
+
+@pytest.mark.parametrize("mat", sorted(_SING3))
+def test_transposed_solves_give_jax_inf_nan_pattern_at_singular_matrices(jax, mat):
+    """A transposed solve inside a rule (slogdet's and solve's VJPs) uses the
+    factors of A itself, as jax's does: the factors of A^T would put the
+    infinities elsewhere (at rank2, finite numbers where jax has nan)."""
+    import jax.numpy as jnp
+    a = _SING3[mat]
+    b = np.array([[1.0, -2.0], [0.5, 3.0], [2.0, 1.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        pairs = [
+            (xgrad.grad(lambda m: xnp.linalg.slogdet(m)[1])(a),
+             jax.grad(lambda m: jnp.linalg.slogdet(m)[1])(a)),
+            (xgrad.grad(lambda m, c: xnp.sum(xnp.linalg.solve(m, c)), (0, 1))(a, b),
+             jax.grad(lambda m, c: jnp.sum(jnp.linalg.solve(m, c)), (0, 1))(a, b)),
+            (xgrad.vmap(xgrad.grad(lambda m: xnp.linalg.slogdet(m)[1]))(np.stack([a, np.eye(3)])),
+             jax.vmap(jax.grad(lambda m: jnp.linalg.slogdet(m)[1]))(np.stack([a, np.eye(3)]))),
+        ]
+    for ours, theirs in pairs:
+        for o, t in zip(ours if isinstance(ours, tuple) else (ours,),
+                        theirs if isinstance(theirs, tuple) else (theirs,)):
+            _same(o, t)
+
+
+def test_transposed_solve_row_differentiates_twice(jax):
+    """solve's ``trans`` flag (A^-T b) has its own JVP and VJP: the Hessian of
+    a function of A^-T b through it matches jax's at an invertible matrix."""
+    import jax.numpy as jnp
+    from xgrad.rules import linalg_ext as r
+    a = np.array([[2.0, 1.0, 0.0], [0.5, 3.0, 1.0], [1.0, -1.0, 4.0]])
+    b = np.array([[1.0], [2.0], [-1.0]])
+    f = lambda m, c: xnp.sum(r._solve(m, c, trans=True) ** 2)           # noqa: E731
+    fj = lambda m, c: jnp.sum(jnp.linalg.solve(m.T, c) ** 2)            # noqa: E731
+    for i in (0, 1):
+        _same(xgrad.hessian(f, i)(a, b), jax.hessian(fj, i)(a, b))
+        _same(xgrad.jacfwd(xgrad.grad(f, i), i)(a, b), jax.hessian(fj, i)(a, b))
+
+
+@pytest.mark.parametrize("mat", ["twice_eye3", "zero", "psd-singular", "diag112"])
+@pytest.mark.parametrize("order", [2, -2])
+def test_matrix_norm_2_shares_its_derivative_among_tied_singular_values(jax, mat, order):
+    """ord=2 is max(s) and ord=-2 min(s): at tied singular values (2I, the
+    zero matrix) the derivative is shared among the ties as by jax's amax /
+    amin, and ord=2's max also ties with 0 at a zero matrix (jax's
+    amax(s, initial=0)): at 2I the gradient is I/3, at zero I/6."""
+    import jax.numpy as jnp
+    a = {**DEGENERATE, **_SING3}[mat]
+    g = xgrad.grad(lambda m: xnp.linalg.matrix_norm(m, ord=order))(a)
+    _same(g, jax.grad(lambda m: jnp.linalg.matrix_norm(m, ord=order))(a))
+    t = np.ones_like(a)
+    _same(xgrad.jvp(lambda m: xnp.linalg.matrix_norm(m, ord=order), (a,), (t,))[1],
+          jax.jvp(lambda m: jnp.linalg.matrix_norm(m, ord=order), (a,), (t,))[1])
+    if order == 2 and mat in ("twice_eye3", "zero"):
+        _same(g, np.eye(3) / (3.0 if mat == "twice_eye3" else 6.0))
+
+
+# ----- non-finite and overflowing matrices: jax's NaNs, not a LinAlgError -----
+
+_NONFINITE = np.stack([
+    np.array([[np.inf, 1.5, 0.0], [-2.0, np.nan, 1.0], [0.0, 1.0, 2.0]]),
+    np.array([[2.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 4.0]]),
+    np.array([[1e308, -1e308, 1.5], [-1e308, 1e308, -2.0], [1.5, -2.0, 1.0]]),
+])
+
+
+@pytest.mark.parametrize("name", ["svd", "svdvals", "eig", "eigvals", "eigh", "eigvalsh",
+                                  "pinv", "matrix_rank", "cond"])
+def test_lapack_refusals_give_nan_matrices_and_keep_the_others(jax, name):
+    """Where LAPACK refuses a matrix (non-finite entries; no convergence at
+    1e308), that matrix's outputs are NaN (jax's answer) and the other
+    matrices of the stack are exact; numpy raises LinAlgError instead."""
+    import jax.numpy as jnp
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ours = getattr(xnp.linalg, name)(_NONFINITE[:2])
+        theirs = getattr(jnp.linalg, name)(_NONFINITE[:2])
+        eager = getattr(np.linalg, name, None)
+        one = eager(_NONFINITE[1]) if eager is not None and name != "matrix_rank" else None
+    ours = ours if isinstance(ours, tuple) else (ours,)
+    theirs = theirs if isinstance(theirs, tuple) else (theirs,)
+    for o, t in zip(ours, theirs):
+        o, t = np.asarray(o), np.asarray(t)
+        if name != "matrix_rank":                  # an integer: jax's 0
+            assert np.all(np.isnan(o[0])), name
+        if name not in ("eig", "eigh", "svd"):     # vectors: up to sign
+            _same(o, t)
+    if one is not None and name in ("svdvals", "eigvalsh", "pinv", "cond"):
+        _same(ours[0][1], one)
+
+
+@pytest.mark.parametrize("how", ["grad", "vmap_grad"])
+@pytest.mark.parametrize("name", ["svdvals", "eigvalsh", "det", "pinv"])
+def test_lapack_refusals_differentiate_to_nan(jax, name, how):
+    """The derivative at a refused matrix is NaN too, the others' exact."""
+    import jax.numpy as jnp
+    fx = lambda a: xnp.sum(getattr(xnp.linalg, name)(a))     # noqa: E731
+    fj = lambda a: jnp.sum(getattr(jnp.linalg, name)(a))     # noqa: E731
+    ours, theirs = _transforms(jax)[how]
+    a = _NONFINITE[:2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        g = np.asarray(ours(fx)(a))
+        gj = np.asarray(theirs(fj)(a))
+    assert np.all(np.isnan(g[0]))
+    _same(g[1], gj[1])
+
+
+def test_pinv_of_integers_is_float64_as_jax(jax):
+    """pinv takes integer matrices (as float64, JAX's x64 promotion)."""
+    import jax.numpy as jnp
+    a = np.array([[1, 2], [3, 4], [5, 7]])
+    out = xnp.linalg.pinv(a)
+    assert out.dtype == np.float64
+    _same(out, jnp.linalg.pinv(a))
+    _same(xgrad.jit(xnp.linalg.pinv)(a), jnp.linalg.pinv(a))

@@ -266,3 +266,25 @@ def test_caller_arrays_untouched():
     xgrad.grad(lambda x: xnp.sum(xsp.linalg.expm(x)))(a)
     np.testing.assert_array_equal(a, a0)
     np.testing.assert_array_equal(b, b0)
+
+
+def test_expm_of_a_matrix_past_the_largest_float_is_nan_with_zero_derivative(jax):
+    """A 1-norm past the largest float (1e308 entries) needs more squarings
+    than allowed: NaN, as jax (not an OverflowError from counting them), and
+    the derivative there is 0 (jax's: the NaN is a constant branch), for the
+    JVP and for expm_frechet alike; the other matrices of a stack are exact."""
+    import warnings
+    import jax.scipy.linalg as jsl
+    import xgrad.scipy.linalg as xsl
+    a = np.stack([np.array([[1e308, -1e308], [1.5, 2.0]]), np.array([[0.5, 1.0], [-1.0, 0.25]])])
+    e = np.ones_like(a)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        pairs = [(xsl.expm(a), jsl.expm(a)),
+                 (xgrad.jvp(xsl.expm, (a,), (e,))[1], jax.jvp(jsl.expm, (a,), (e,))[1]),
+                 (xsl.expm_frechet(a[0], e[0])[1], jsl.expm_frechet(a[0], e[0])[1])]
+    for ours, theirs in pairs:
+        np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-12, atol=1e-14,
+                                   equal_nan=True)
+    assert np.all(np.isnan(np.asarray(pairs[0][0])[0]))
+    np.testing.assert_array_equal(np.asarray(pairs[2][0]), 0.0)

@@ -264,7 +264,7 @@ def pinv(a, rtol=None, hermitian=False, *, rcond=None):
         if rtol is not None:
             raise ValueError("pinv: only one of rtol and rcond may be specified.")
         rtol = rcond
-    x = a
+    x = _inexact(a)                         # integers: float64, as JAX
     _matrix("pinv", x)
     if rtol is None:
         rtol = max(x.shape[-2:]) * _eps(x)
@@ -438,8 +438,11 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002
     if ord == "nuc":
         r = _xnp.sum(svdvals(x), axis=-1)
     elif ord in (2, -2):
+        # max / min, not s[..., 0] / s[..., -1]: at tied singular values (2I, a
+        # zero matrix) the derivative is shared among the ties, and 2's max
+        # also ties with 0 at a zero matrix (JAX's amax(s, initial=0))
         s = svdvals(x)
-        r = s[..., 0] if ord == 2 else s[..., -1]
+        r = _xnp.max(s, axis=-1, initial=0.0) if ord == 2 else _xnp.min(s, axis=-1)
     elif ord in (1, -1, _math.inf, -_math.inf):
         sums = _xnp.sum(_xnp.abs(x), axis=-2 if ord in (1, -1) else -1)
         r = (_xnp.max if ord > 0 else _xnp.min)(sums, axis=-1)

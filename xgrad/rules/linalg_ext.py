@@ -165,11 +165,62 @@ def _singular(e):
     return "LinAlgError" in type(e).__name__
 
 
-def _lu_solve(xp, a, b):
-    """``a^-1 b`` by Gaussian elimination with partial pivoting (LAPACK's
-    getrf/getrs, step by step) that does not stop at a zero pivot: a
-    singular matrix gives LAPACK's inf/nan pattern, as JAX's solve and inv
-    return, where numpy raises. Only called once the backend has raised."""
+def _refused(e):
+    """Whether ``e`` is LAPACK refusing a matrix: numpy's "SVD / Eigenvalues
+    did not converge", "Array must not contain infs or NaNs" (LinAlgError),
+    scipy's "array must not contain infs or NaNs" (ValueError)."""
+    return _singular(e) or (isinstance(e, ValueError) and "infs or NaNs" in str(e))
+
+
+def _nan_where_refused(impl, cores=(2,)):
+    """``impl`` where a matrix LAPACK refuses (non-finite entries, no
+    convergence at 1e308) gets NaN outputs (JAX's SVD, eig and eigh return
+    NaNs there) and the other matrices of the stack are computed one by one.
+    Costs nothing until the backend has raised. ``cores``: the trailing core
+    axes of each array argument (2 for a matrix, 0 for pinv's rtol), the
+    rest broadcast with the first argument's stack axes."""
+    def nan(xp, o):
+        v = complex("nan+nanj") if is_complex(o.dtype) else float("nan")
+        return xp.full(tuple(o.shape), v, dtype=o.dtype, device=_dev(o))
+
+    def run(xp, *args, **params):
+        try:
+            return impl(xp, *args, **params)
+        except Exception as e:
+            if not _refused(e):
+                raise
+        stack = tuple(args[0].shape[:-2])
+        flat = []
+        for x, c in zip(args, cores):
+            x = xp.asarray(x)
+            core = tuple(x.shape[len(x.shape) - c:]) if c else ()
+            flat.append(xp.reshape(xp.broadcast_to(x, stack + core), (-1,) + core))
+        blank = impl(xp, *[xp.zeros_like(x[0, ...]) for x in flat], **params)
+        several = isinstance(blank, tuple)
+        blank = blank if several else (blank,)
+        outs = []
+        for i in range(flat[0].shape[0]):
+            try:
+                r = impl(xp, *[x[i, ...] for x in flat], **params)
+                outs.append(r if several else (r,))
+            except Exception as e:
+                if not _refused(e):
+                    raise
+                outs.append(tuple(nan(xp, o) for o in blank))
+        res = tuple(xp.reshape(xp.stack([o[k] for o in outs]), stack + tuple(blank[k].shape))
+                    for k in range(len(blank)))
+        return res if several else res[0]
+    return run
+
+
+def _lu_solve(xp, a, b, trans=False):
+    """``a^-1 b`` (``a^-T b`` with ``trans``) by Gaussian elimination with
+    partial pivoting (LAPACK's getrf/getrs, step by step) that does not stop
+    at a zero pivot: a singular matrix gives LAPACK's inf/nan pattern, as
+    JAX's solve and inv return, where numpy raises. ``trans`` solves with
+    the factors of ``a`` itself (U^T, then L^T, then the row interchanges
+    undone), as JAX's transposed solve does: the factors of ``a^T`` would
+    put the infinities elsewhere. Only called once the backend has raised."""
     sa, sb = tuple(a.shape[:-2]), tuple(b.shape[:-2])
     k = max(len(sa), len(sb))
     sa, sb = (1,) * (k - len(sa)) + sa, (1,) * (k - len(sb)) + sb
@@ -180,32 +231,49 @@ def _lu_solve(xp, a, b):
     dev = _dev(a)
     rows = xp.arange(n, device=dev)
     zero = xp.zeros((), dtype=a.dtype, device=dev)
+    lo = xp.zeros(a.shape, dtype=a.dtype, device=dev)      # the multipliers (trans)
+    pivots = []
+
+    def swap(m, sel, k):
+        row_p = xp.sum(xp.where(sel, m, zero), axis=-2)
+        m[...] = xp.where(sel, m[..., k, None, :], m)        # row p <- row k
+        m[..., k, :] = row_p                                 # row k <- row p
+
     for k in range(n):
         piv = xp.argmax(xp.abs(a[..., k:, k]), axis=-1) + k
         sel = (rows == piv[..., None])[..., None]            # (..., n, 1): the pivot row
-        for m in (a, b):
-            row_p = xp.sum(xp.where(sel, m, zero), axis=-2)
-            m[...] = xp.where(sel, m[..., k, None, :], m)    # row p <- row k
-            m[..., k, :] = row_p                             # row k <- row p
+        pivots.append(sel)
+        for m in (a, lo) if trans else (a, b):
+            swap(m, sel, k)
         p = a[..., k, k][..., None]
         below = (rows > k)
         lk = xp.where(below & (p != zero), a[..., :, k] / xp.where(p == zero, 1, p), zero)
-        for m in (a, b):
+        lo[..., :, k] = lk
+        for m in (a,) if trans else (a, b):
             m[...] = xp.where(below[:, None], m - lk[..., None] * m[..., k, None, :], m)
     x = b
-    for i in range(n - 1, -1, -1):
-        s = x[..., i, :] - xp.sum(a[..., i, i + 1:, None] * x[..., i + 1:, :], axis=-2)
+    if not trans:
+        for i in range(n - 1, -1, -1):
+            s = x[..., i, :] - xp.sum(a[..., i, i + 1:, None] * x[..., i + 1:, :], axis=-2)
+            x[..., i, :] = s / a[..., i, i][..., None]
+        return x
+    for i in range(n):                                      # U^T y = b
+        s = x[..., i, :] - xp.sum(a[..., :i, i, None] * x[..., :i, :], axis=-2)
         x[..., i, :] = s / a[..., i, i][..., None]
+    for i in range(n - 1, -1, -1):                          # L^T w = y
+        x[..., i, :] = x[..., i, :] - xp.sum(lo[..., i + 1:, i, None] * x[..., i + 1:, :], axis=-2)
+    for k in range(n - 1, -1, -1):                          # the interchanges, last first
+        swap(x, pivots[k], k)
     return x
 
 
-def _solve_impl(xp, a, b):
+def _solve_impl(xp, a, b, trans=False):
     try:
-        return xp.linalg.solve(a, b)
+        return xp.linalg.solve(xp.matrix_transpose(a) if trans else a, b)
     except Exception as e:
         if not _singular(e):
             raise
-    return _lu_solve(xp, a, b)
+    return _lu_solve(xp, a, b, trans)
 
 
 def _inv_impl(xp, a):
@@ -217,25 +285,35 @@ def _inv_impl(xp, a):
     return _lu_solve(xp, a, xp.eye(a.shape[-1], dtype=a.dtype, device=_dev(a)))
 
 
-def _solve(a, b):
-    """``a^-1 b`` for stacks of matrices ``a`` (..., M, M), ``b`` (..., M, K)."""
-    return bind(solve_p, a, b)
+def _solve(a, b, trans=False):
+    """``a^-1 b`` (``a^-T b`` with ``trans``) for stacks of matrices ``a``
+    (..., M, M), ``b`` (..., M, K). A transposed solve in a rule is ``trans``,
+    not a solve with ``_mT(a)``: at a singular ``a`` it gives JAX's inf/nan
+    pattern (the one of ``a``'s own factors)."""
+    return bind(solve_p, a, b, trans=trans) if trans else bind(solve_p, a, b)
 
 
-def _solve_vjp_a(ans, a, b):
-    return lambda g: xnp.negative(_mm(_solve(_mT(a), g), _mT(ans)))
+def _op(x, trans):
+    return _mT(x) if trans else x
 
 
-def _solve_vjp_b(ans, a, b):
-    return lambda g: _solve(_mT(a), g)
+def _solve_vjp_a(ans, a, b, trans=False):
+    # d ans = -op(A)^-1 op(dA) ans: the cotangent of op(A) is -op(A)^-T g ans^T
+    if trans:
+        return lambda g: xnp.negative(_mm(ans, _mT(_solve(a, g))))
+    return lambda g: xnp.negative(_mm(_solve(a, g, trans=True), _mT(ans)))
 
 
-def _solve_jvp_a(a_dot, ans, a, b):
-    return xnp.negative(_solve(a, _mm(a_dot, ans)))
+def _solve_vjp_b(ans, a, b, trans=False):
+    return lambda g: _solve(a, g, trans=not trans)
 
 
-def _solve_jvp_b(b_dot, ans, a, b):
-    return _solve(a, b_dot)
+def _solve_jvp_a(a_dot, ans, a, b, trans=False):
+    return xnp.negative(_solve(a, _mm(_op(a_dot, trans), ans), trans=trans))
+
+
+def _solve_jvp_b(b_dot, ans, a, b, trans=False):
+    return _solve(a, b_dot, trans=trans)
 
 
 solve_p = defprim(
@@ -334,27 +412,27 @@ def _adjugate_dot_jvp_a(a_dot, ans, a, e):
 def _adjugate_dot_vjp_a(ans, a, e):
     s = _solve(a, e)
     at, st = _mT(a), _mT(s)
-    sb_t = _solve(at, st)                                  # (A^-1 E A^-1)^T
+    sb_t = _solve(a, st, trans=True)                       # (A^-1 E A^-1)^T
     adj_t = _mT(_adjugate(a))
     tr_s = _trace(s)
 
     def vjp(g):
         alpha = xnp.sum(xnp.multiply(g, _mT(adj_t)), axis=(-2, -1))
         t = xnp.add(_scale(xnp.negative(alpha), sb_t), _scale(tr_s, _adjugate_dot(at, g)))
-        b_t_g = _solve(at, g)                                  # A^-T G
+        b_t_g = _solve(a, g, trans=True)                       # A^-T G
         return xnp.add(t, xnp.subtract(_mm(_mm(b_t_g, adj_t), st),
                                        _adjugate_dot(at, _mm(st, g))))
     return vjp
 
 
 adjugate_dot_p = defprim(
-    "adjugate_dot", _adjugate_dot_impl, nargs=2,
+    "adjugate_dot", _nan_where_refused(_adjugate_dot_impl, (2, 2)), nargs=2,
     jvp=(_adjugate_dot_jvp_a, lambda e_dot, ans, a, e: _adjugate_dot(a, e_dot)),
     vjp=(_adjugate_dot_vjp_a, lambda ans, a, e: lambda g: _adjugate_dot(_mT(a), g)),
     batch=lambda p: stack_rule(p, (2, 2)))
 
 
-adjugate_p = defprim("adjugate", _adjugate_impl, jvp=_adjugate_jvp, vjp=_adjugate_vjp,
+adjugate_p = defprim("adjugate", _nan_where_refused(_adjugate_impl), jvp=_adjugate_jvp, vjp=_adjugate_vjp,
                      batch=stack_rule)
 
 
@@ -398,7 +476,7 @@ def _slogdet_vjp(outs, a):
     def vjp(gs):
         # the cotangent k A^-T, by one solve; k = g_l (+ i Im(g_sign sign))
         k = gs[1] if not _cplx(a) else xnp.add(gs[1], _i_imag(xnp.multiply(gs[0], sign)))
-        return _solve(_mT(a), _scale(k, _eye(a.shape[-1], a)))
+        return _solve(a, _scale(k, _eye(a.shape[-1], a)), trans=True)
     return vjp
 
 
@@ -510,7 +588,7 @@ def _eigh_vjp(outs, a):
     return vjp
 
 
-eigh_p = defprim("eigh", _eigh_impl, jvp=_eigh_jvp, vjp=_eigh_vjp, multiple_results=True,
+eigh_p = defprim("eigh", _nan_where_refused(_eigh_impl), jvp=_eigh_jvp, vjp=_eigh_vjp, multiple_results=True,
                  batch=stack_rule)
 eigh = eigh_p.bind
 
@@ -525,7 +603,7 @@ def _eigvalsh_vjp(ans, a):
     return lambda g: _mm(xnp.multiply(_cj(v), xnp.expand_dims(g, axis=-2)), _mT(v))
 
 
-eigvalsh_p = defprim("eigvalsh", lambda xp, a: xp.linalg.eigvalsh(a),
+eigvalsh_p = defprim("eigvalsh", _nan_where_refused(lambda xp, a: xp.linalg.eigvalsh(a)),
                      jvp=_eigvalsh_jvp, vjp=_eigvalsh_vjp, batch=stack_rule)
 
 
@@ -609,7 +687,7 @@ def _svd_vjp(outs, a, *, full_matrices):
     return _conj_vjp(adjoint)
 
 
-svd_p = defprim("svd", _svd_impl, jvp=_svd_jvp, vjp=_svd_vjp, multiple_results=True,
+svd_p = defprim("svd", _nan_where_refused(_svd_impl), jvp=_svd_jvp, vjp=_svd_vjp, multiple_results=True,
                 batch=stack_rule)
 svd = svd_p.bind
 
@@ -625,7 +703,7 @@ def _svdvals_vjp(ans, a):
     return lambda g: _mm(xnp.multiply(uc, xnp.expand_dims(g, axis=-2)), vhc)
 
 
-svdvals_p = defprim("svdvals", lambda xp, a: xp.linalg.svdvals(a),
+svdvals_p = defprim("svdvals", _nan_where_refused(lambda xp, a: xp.linalg.svdvals(a)),
                     jvp=_svdvals_jvp, vjp=_svdvals_vjp, batch=stack_rule)
 
 
@@ -762,7 +840,7 @@ def _eig_vjp(outs, a):
     return vjp
 
 
-eig_p = defprim("eig", _eig_impl, jvp=_eig_jvp, vjp=_eig_vjp, multiple_results=True,
+eig_p = defprim("eig", _nan_where_refused(_eig_impl), jvp=_eig_jvp, vjp=_eig_vjp, multiple_results=True,
                 batch=stack_rule)
 eig = eig_p.bind
 
@@ -777,7 +855,7 @@ def _eigvals_vjp(ans, a):
     return lambda g: _solve(vt, xnp.multiply(xnp.expand_dims(g, axis=-1), vt))
 
 
-eigvals_p = defprim("eigvals", _eigvals_impl, jvp=_eigvals_jvp, vjp=_eigvals_vjp,
+eigvals_p = defprim("eigvals", _nan_where_refused(_eigvals_impl), jvp=_eigvals_jvp, vjp=_eigvals_vjp,
                     batch=stack_rule)
 
 
@@ -808,7 +886,8 @@ def _pinv_vjp(p, a, rtol):
     return _conj_vjp(adjoint)
 
 
-pinv_p = defprim("pinv", lambda xp, a, rtol: xp.linalg.pinv(a, rtol=rtol), nargs=2,
+pinv_p = defprim("pinv", _nan_where_refused(lambda xp, a, rtol: xp.linalg.pinv(a, rtol=rtol),
+                                            (2, 0)), nargs=2,
                  nondiff=(1,), jvp=(_pinv_jvp, None), vjp=(_pinv_vjp, None),
                  batch=lambda p: stack_rule(p, (2, 0), expand_first=True))
 

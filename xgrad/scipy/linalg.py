@@ -526,6 +526,9 @@ def _expm(fname, a, e, max_squarings):
     norm = _xnp.max(_xnp.sum(_xnp.abs(a), axis=-2), axis=-1)               # 1-norm, (...)
     safe = _xnp.where(_xnp.greater(norm, 0), norm, 1.0)
     s = _xnp.maximum(_xnp.ceil(_xnp.log2(_xnp.divide(safe, _THETA13))), 0.0)
+    # a norm past the largest float (1e308 entries) needs more squarings than
+    # allowed: that matrix gives NaN below, the others are not held up
+    s = _xnp.minimum(s, float(max_squarings + 1))
     s = _xnp.astype(s, norm.dtype)
     try:
         top = int(_concrete(_xnp.max(s))) if s.size else 0
@@ -541,8 +544,8 @@ def _expm(fname, a, e, max_squarings):
         r = _xnp.where(more, _mm(r, r), r)
     bad = _xnp.expand_dims(_xnp.expand_dims(_xnp.greater(s, max_squarings), axis=-1), axis=-1)
     r = _xnp.where(bad, _math.nan, r)
-    if dr is not None:
-        dr = _xnp.where(bad, _math.nan, dr)
+    if dr is not None:      # the Frechet derivative is expm's JVP: 0 there, as jax's
+        dr = _xnp.where(bad, 0.0, dr)
     return r, dr
 
 
