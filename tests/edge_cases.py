@@ -490,18 +490,37 @@ def run(item, jax, transforms=None, nan_ok=()):
         prim = tuple(args[i] for i in d)
         jprim = tuple(jargs[i] for i in d)
         tans = tuple(_ones_like(p) for p in prim)
+        jt = jg = jh = None
+        if "hessian" in todo:
+            # one forward-over-reverse pass gives jax's JVP, VJP and second
+            # order at once (its primal half the VJP, its tangent half the
+            # JVP and the second order); separately where jax refuses it
+            try:
+                ct_x, ct_j = _cotangents(jax, want)
+
+                def both(*xs):
+                    out, pull = jax.vjp(jf, *xs)
+                    return out, pull(ct_j)
+                (_, jg), (jt_out, jh) = _jax(lambda: jax.jvp(
+                    both, jprim, tuple(jnp.asarray(t) for t in tans)))
+                jt = (want, jt_out)
+            except JaxRefuses:
+                pass
         if "jvp" in todo:
             try:
-                jt = _jax(lambda: jax.jvp(jf, jprim, tuple(jnp.asarray(t) for t in tans)))
+                if jt is None:
+                    jt = _jax(lambda: jax.jvp(jf, jprim, tuple(jnp.asarray(t) for t in tans)))
                 check("jvp", lambda: xgrad.jvp(f, prim, tans), jt)
             except JaxRefuses:
                 pass
         if "grad" in todo or "hessian" in todo:
             try:
                 ct_x, ct_j = _cotangents(jax, want)
-                jg = _jax(lambda: jax.vjp(jf, *jprim)[1](ct_j))
+                if jg is None:
+                    jg = _jax(lambda: jax.vjp(jf, *jprim)[1](ct_j))
             except JaxRefuses:
                 return bad
+
             def g(*xs):     # the cotangent in the structure of xgrad's own output
                 out, pull = xgrad.vjp(f, *xs)
                 return pull(_as_out(ct_x, out))
@@ -509,8 +528,9 @@ def run(item, jax, transforms=None, nan_ok=()):
                 check("grad", lambda: g(*prim), jg)
             if "hessian" in todo:
                 try:
-                    jh = _jax(lambda: jax.jvp(lambda *xs: jax.vjp(jf, *xs)[1](ct_j), jprim,
-                                              tuple(jnp.asarray(t) for t in tans))[1])
+                    if jh is None:
+                        jh = _jax(lambda: jax.jvp(lambda *xs: jax.vjp(jf, *xs)[1](ct_j), jprim,
+                                                  tuple(jnp.asarray(t) for t in tans))[1])
                     check("hessian", lambda: xgrad.jvp(g, prim, tans)[1], jh)
                 except JaxRefuses:
                     pass
