@@ -81,8 +81,10 @@ defprim("asinh", lambda xp, x: xp.asinh(x),
         deriv=lambda ans, x: xnp.reciprocal(xnp.sqrt(xnp.square(x) + 1.0)), domain=(-3.0, 3.0))
 defprim("acosh", lambda xp, x: xp.acosh(x),
         deriv=lambda ans, x: xnp.reciprocal(xnp.sqrt(x - 1.0) * xnp.sqrt(x + 1.0)), domain=(1.2, 4.0))
+# (1 - x)(1 + x), not 1 - x**2: exact near +-1 (JAX's form too), so the
+# second derivative at +-1 is the limit +-inf
 defprim("atanh", lambda xp, x: xp.atanh(x),
-        deriv=lambda ans, x: xnp.reciprocal(1.0 - xnp.square(x)), domain=(-0.9, 0.9))
+        deriv=lambda ans, x: xnp.reciprocal(_mul(1.0 - x, 1.0 + x)), domain=(-0.9, 0.9))
 defprim("exp", lambda xp, x: xp.exp(x), deriv=lambda ans, x: ans, domain=(-2.0, 2.0))
 defprim("expm1", lambda xp, x: xp.expm1(x), deriv=lambda ans, x: ans + 1.0, domain=(-2.0, 2.0))
 defprim("log", lambda xp, x: xp.log(x), deriv=lambda ans, x: xnp.reciprocal(x), domain=(0.2, 4.0))
@@ -185,7 +187,12 @@ def _pow_dx(ans, x, y):
         if y == 0:
             return xnp._zeros_like(x)
         return y * (x if y == 2 else x ** (y - 1))
-    return xnp.where(y == 0, 0.0, _mul(y, xnp.pow(x, y - 1)))
+    # y x**(y - 1), with x = 0 read as inf where y == 0: x**0 is 1 for every x,
+    # so d/dx is 0 there (JAX: 0 * 0**-1 = NaN), while the product keeps its
+    # derivative in y, x**-1 (a where(y == 0, 0, ...) would drop it: the mixed
+    # second derivative of x**y at y = 0 is 1/x)
+    x = xnp.where(xnp.logical_and(y == 0, x == 0), math.inf, x)
+    return _mul(y, xnp.pow(x, y - 1))
 
 
 def _pow_dy(ans, x, y):
@@ -194,7 +201,20 @@ def _pow_dy(ans, x, y):
     return _mul(ans, xnp.log(xnp.where(x == 0, 1.0, x)))
 
 
-defprim("pow", lambda xp, x, y: xp.pow(x, y), broadcast=True, nargs=2,
+def _pow_impl(xp, x, y):
+    if (type(y) in _SCALARS or is_inexact(y.dtype)
+            or type(x) in (float, complex) or type(x) not in _SCALARS and is_inexact(x.dtype)):
+        return xp.pow(x, y)
+    # integers to an integer array: JAX's binary exponentiation over the low six
+    # bits of y (y & 63: a negative y gives a number, where numpy raises), with
+    # 0 ** y = 0 for every y != 0
+    out = xp.pow(x, xp.bitwise_and(y, 63))
+    if type(x) in _SCALARS:
+        return out if x != 0 else xp.where(y == 0, out, xp.zeros_like(out))
+    return xp.where(xp.logical_and(x == 0, y != 0), xp.zeros_like(out), out)
+
+
+defprim("pow", _pow_impl, broadcast=True, nargs=2,
         deriv=(_pow_dx, _pow_dy), domain=(0.3, 2.0))
 
 
@@ -211,7 +231,10 @@ defprim("minimum", lambda xp, x, y: xp.minimum(x, y), broadcast=True, nargs=2,
 
 
 def _atan2_den(x, y):
-    return xnp.add(xnp.square(x), xnp.square(y))
+    # NaN at the origin, where atan2 has no derivative: 1/0 would make its
+    # second derivative inf there (the tangent of x**2 + y**2 is an exact 0)
+    den = xnp.add(xnp.square(x), xnp.square(y))
+    return xnp.where(xnp.logical_and(x == 0, y == 0), math.nan, den)
 
 
 defprim("atan2", lambda xp, y, x: xp.atan2(y, x), broadcast=True, nargs=2,
@@ -226,12 +249,32 @@ def _hypot_d(ans, x, y):
 
 defprim("hypot", lambda xp, x, y: xp.hypot(x, y), broadcast=True, nargs=2,
         deriv=(_hypot_d, lambda ans, x, y: _hypot_d(ans, y, x)), domain=(0.3, 3.0))
+
+
+def _logaddexp_dx(ans, x, y):
+    # exp(x - ans) = sigmoid(x - y); where ans is infinite, x - ans is inf - inf:
+    # there logaddexp is max, and the derivative is max's (1, 0, 0.5 at a tie).
+    # NB: JAX sets +inf to 0 in x and ans, so d/dy logaddexp(inf, y) = exp(y)
+    # (20.1 at y = 3, where the limit is 0) and d/dx at x = y = -inf is NaN
+    return xnp.where(xnp.isinf(ans), _max_dx(ans, x, y), xnp.exp(xnp.subtract(x, ans)))
+
+
 defprim("logaddexp", lambda xp, x, y: xp.logaddexp(x, y), broadcast=True, nargs=2,
-        deriv=(lambda ans, x, y: xnp.exp(xnp.subtract(x, ans)),
-               lambda ans, x, y: xnp.exp(xnp.subtract(y, ans))),
+        deriv=(_logaddexp_dx, lambda ans, x, y: _logaddexp_dx(ans, y, x)),
         domain=(-3.0, 3.0))
+
+
+def _remainder_dy(ans, x, y):
+    # -q for the quotient q of ans = x - q y: trunc(x / y), less 1 where the
+    # truncated remainder was moved by y (ans nonzero with a sign other than
+    # x's), as JAX; floor(x / y) misses that move where x / y rounds to -0
+    # (remainder(1, -inf) = -inf = 1 + y: d/dy 1, not 0)
+    moved = xnp.logical_and(ans != 0, (ans < 0) != (x < 0))
+    return xnp.astype(moved, ans.dtype) - xnp.trunc(_div(x, y))
+
+
 defprim("remainder", lambda xp, x, y: xp.remainder(x, y), broadcast=True, nargs=2,
-        deriv=(lambda ans, x, y: xnp._ones_like(ans), lambda ans, x, y: -xnp.floor(_div(x, y))),
+        deriv=(lambda ans, x, y: xnp._ones_like(ans), _remainder_dy),
         domain=(0.3, 3.0))
 # d/dx copysign(x, y) = +-sign(x), the sign being y's: sign(ans) * sign(x), which
 # keeps x's dtype (where(signbit(y), -1.0, 1.0) is float64 whatever x is) and is
@@ -241,7 +284,23 @@ defprim("copysign", lambda xp, x, y: xp.copysign(x, y), broadcast=True, nargs=2,
         domain=(-3.0, 3.0))
 
 # zero derivative almost everywhere
-defprim("floor_divide", lambda xp, x, y: xp.floor_divide(x, y), broadcast=True, nargs=2,
+def _floor_divide_impl(xp, x, y):
+    out = xp.floor_divide(x, y)
+    if is_inexact(out.dtype):
+        return out
+    # an integer division by zero gives JAX's (XLA's) quotient: -1 for 0 // 0,
+    # -2 for x // 0 (-1, less 1 for the nonzero remainder of opposite sign),
+    # the largest value for unsigned integers (numpy: 0)
+    if type(y) in _SCALARS:
+        y = xp.asarray(y)
+    if xp.iinfo(out.dtype).min == 0:
+        by_zero = xp.full_like(out, xp.iinfo(out.dtype).max)
+    else:
+        by_zero = xp.where(xp.asarray(x) == 0, xp.full_like(out, -1), xp.full_like(out, -2))
+    return xp.where(y == 0, by_zero, out)
+
+
+defprim("floor_divide", _floor_divide_impl, broadcast=True, nargs=2,
         domain=(0.3, 3.0))
 # nextafter(x, y) is x moved by one ulp: d/dx = 1, d/dy = 0 (NB: JAX has no rule)
 defprim("nextafter", lambda xp, x, y: xp.nextafter(x, y), broadcast=True, nargs=2,
