@@ -1291,3 +1291,51 @@ def test_integer_floor_divide_by_zero(xp, jax):
     with np.errstate(divide="ignore"):
         got = to_np(xnp.floor_divide(from_np(xp, np.array([-3, 0, 4])), 0))
     assert got.tolist() == [-2, -1, -2]
+
+
+def test_cbrt_and_fmod_at_zero(xp, jax):
+    import jax.numpy as jnp
+    # cbrt'(0) = inf, as jax (sign(x) |x|**(1/3) gave sign(0) * inf -> 0);
+    # cbrt''(+-0) = -+inf; cbrt(-0) is -0
+    x = np.array([0.0, -0.0, 8.0, -8.0])
+    np.testing.assert_allclose(_grad(lambda a: xnp.sum(xnp.cbrt(a)), x, xp),
+                               [math.inf, math.inf, 1 / 12, 1 / 12], rtol=1e-15)
+    h = np.diag(to_np(xgrad.hessian(lambda a: xnp.sum(xnp.cbrt(a)))(x)))
+    np.testing.assert_array_equal(h[:2], [-math.inf, math.inf])
+    assert math.copysign(1.0, float(to_np(xnp.cbrt(from_np(xp, np.array(-0.0)))))) == -1.0
+    # fmod(x, y) is x near x = 0: d/dx is 1 there (and everywhere), d/dy
+    # -trunc(x / y), as jax's (at y = 0 too, where fmod is NaN)
+    a = np.array([0.0, -0.0, 0.0, 7.5, -7.5, 7.5, 1.5])
+    b = np.array([1.5, 1.5, -2.0, 2.0, 2.0, -2.0, 0.0])
+    gx, gy = _grad2(xnp.fmod, a, b, xp)
+    np.testing.assert_array_equal(gx, np.ones(7))
+    jg = jax.grad(lambda u, w: jnp.sum(jnp.fmod(u, w)), argnums=(0, 1))(a, b)
+    np.testing.assert_array_equal(gy, np.asarray(jg[1]))
+    np.testing.assert_array_equal(gy[3:6], [-3.0, 3.0, 3.0])
+    # integers keep their dtype, and a zero divisor gives 0 (jax)
+    i = to_np(xnp.fmod(from_np(xp, np.array([7, -7, 5], dtype=np.int32)),
+                       from_np(xp, np.array([2, 2, 0], dtype=np.int32))))
+    assert i.dtype == np.int32 and i.tolist() == [1, -1, 0]
+
+
+def test_sinc_ldexp_at_extremes(xp):
+    # ldexp's derivative in x1 is 2**x2, exactly, also where the value
+    # overflows or x1 is extreme (reverse mode went through frexp's 2**-1024
+    # and 2**1024 and gave inf at x1 = 1e308, x2 = 0)
+    x = np.array([1e308, -1e308, 2.2250738585072014e-308, 1.5, 1e-300, 5e-324])
+    e = np.array([0, 3, 10, -2, 1100, 1074])
+    g = xgrad.vjp(lambda a: xnp.ldexp(a, from_np(xp, e)), from_np(xp, x))[1](
+        from_np(xp, np.ones(6)))[0]
+    np.testing.assert_array_equal(to_np(g), np.ldexp(1.0, e))
+    np.testing.assert_array_equal(to_np(xnp.ldexp(from_np(xp, x), from_np(xp, e))),
+                                  np.ldexp(x, e))
+    # sinc'(x) = -pi**2 x / 3 near 0 (jax: -+inf at +-2.2e-308)
+    t = 2.2250738585072014e-308
+    g = _grad(lambda a: xnp.sum(xnp.sinc(a)), [t, -t, 1e-200], xp)
+    assert np.all(np.abs(g) <= 4 * np.array([t, t, 1e-200]))
+    # the other limits the sweep accepts where jax gives NaN: i0'(1e308) =
+    # i1(1e308) = inf, d/dy hypot(inf, y) = 0, and abs'(nan) is NaN
+    assert _grad(lambda a: xnp.sum(xnp.i0(a)), [1e308, -1e308], xp).tolist() == [math.inf, -math.inf]
+    gx, gy = _grad2(xnp.hypot, [math.inf, math.inf], [2.0, -3.0], xp)
+    assert gy.tolist() == [0.0, -0.0]
+    assert np.isnan(_grad(lambda a: xnp.sum(xnp.abs(a)), [math.nan], xp)).all()
