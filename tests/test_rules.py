@@ -1339,3 +1339,23 @@ def test_sinc_ldexp_at_extremes(xp):
     gx, gy = _grad2(xnp.hypot, [math.inf, math.inf], [2.0, -3.0], xp)
     assert gy.tolist() == [0.0, -0.0]
     assert np.isnan(_grad(lambda a: xnp.sum(xnp.abs(a)), [math.nan], xp)).all()
+
+
+def test_boolean_arithmetic_dtypes(xp, jax):
+    import jax.numpy as jnp
+    # as jax: two booleans give int32 (numpy: int8) under pow, remainder,
+    # floor_divide and the shifts; conj and positive keep a boolean (numpy:
+    # int8, and no boolean positive at all)
+    b = np.array([True, True, False, False])
+    c = np.array([True, False, True, False])
+    for name in ("pow", "remainder", "floor_divide", "bitwise_left_shift", "bitwise_right_shift"):
+        with np.errstate(divide="ignore"):
+            got = to_np(getattr(xnp, name)(from_np(xp, b), from_np(xp, c)))
+        want = np.asarray(getattr(jnp, name)(b, c))
+        assert got.dtype == want.dtype == np.int32, name
+        np.testing.assert_array_equal(got, want, err_msg=name)
+    for name in ("conj", "positive"):
+        x = from_np(xp, b)
+        got = getattr(xnp, name)(x)
+        assert got is not x
+        assert to_np(got).dtype == np.bool_ and to_np(got).tolist() == b.tolist()

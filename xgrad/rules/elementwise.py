@@ -43,6 +43,15 @@ def _log(x):
     return math.log(x) if type(x) in _SCALARS else xnp.log(x)
 
 
+def _bools_as_int32(xp, x, y):
+    """``(x, y)`` as int32 arrays where both are boolean arrays (JAX's
+    arithmetic on two booleans gives int32, numpy's int8), else None."""
+    if (type(x) not in _SCALARS and type(y) not in _SCALARS
+            and x.dtype == xp.bool and y.dtype == xp.bool):
+        return xp.astype(x, xp.int32), xp.astype(y, xp.int32)
+    return None
+
+
 # ----- unary elementwise: smooth -----
 defprim("sin", lambda xp, x: xp.sin(x), deriv=lambda ans, x: xnp.cos(x), domain=(-3.0, 3.0))
 defprim("cos", lambda xp, x: xp.cos(x), deriv=lambda ans, x: -xnp.sin(x), domain=(-3.0, 3.0))
@@ -112,9 +121,25 @@ defprim("reciprocal", lambda xp, x: xp.reciprocal(_inexact(xp, x)),
 # ----- unary elementwise: linear -----
 defprim("negative", lambda xp, x: xp.negative(x), linear=True,
         vjp=lambda ans, x: lambda g: -g, vjp_factor=(-1,), domain=(-3.0, 3.0))
-defprim("positive", lambda xp, x: xp.positive(x), linear=True,
+def _positive_impl(xp, x):
+    try:
+        return xp.positive(x)
+    except TypeError:       # numpy has no boolean positive; JAX's is the identity
+        if type(x) in _SCALARS or x.dtype != xp.bool:
+            raise
+        return xp.asarray(x, copy=True)
+
+
+def _conj_impl(xp, x):
+    # a boolean stays boolean (JAX; numpy's conj gives int8)
+    if type(x) not in _SCALARS and x.dtype == xp.bool:
+        return xp.asarray(x, copy=True)
+    return xp.conj(x)
+
+
+defprim("positive", _positive_impl, linear=True,
         vjp=lambda ans, x: lambda g: g, vjp_factor=(1,), domain=(-3.0, 3.0))
-defprim("conj", lambda xp, x: xp.conj(x), linear=True,
+defprim("conj", _conj_impl, linear=True,
         vjp=lambda ans, x: lambda g: xnp.conj(g), domain=(-3.0, 3.0))
 defprim("real", lambda xp, x: xp.real(x), linear=True,
         vjp=lambda ans, x: lambda g: g, domain=(-3.0, 3.0))
@@ -207,7 +232,8 @@ def _pow_impl(xp, x, y):
         return xp.pow(x, y)
     # integers to an integer array: JAX's binary exponentiation over the low six
     # bits of y (y & 63: a negative y gives a number, where numpy raises), with
-    # 0 ** y = 0 for every y != 0
+    # 0 ** y = 0 for every y != 0 (and int32 for two booleans)
+    x, y = _bools_as_int32(xp, x, y) or (x, y)
     out = xp.pow(x, xp.bitwise_and(y, 63))
     if type(x) in _SCALARS:
         return out if x != 0 else xp.where(y == 0, out, xp.zeros_like(out))
@@ -264,6 +290,10 @@ defprim("logaddexp", lambda xp, x, y: xp.logaddexp(x, y), broadcast=True, nargs=
         domain=(-3.0, 3.0))
 
 
+def _remainder_impl(xp, x, y):
+    return xp.remainder(*(_bools_as_int32(xp, x, y) or (x, y)))     # two booleans: int32
+
+
 def _remainder_dy(ans, x, y):
     # -q for the quotient q of ans = x - q y: trunc(x / y), less 1 where the
     # truncated remainder was moved by y (ans nonzero with a sign other than
@@ -273,7 +303,7 @@ def _remainder_dy(ans, x, y):
     return xnp.astype(moved, ans.dtype) - xnp.trunc(_div(x, y))
 
 
-defprim("remainder", lambda xp, x, y: xp.remainder(x, y), broadcast=True, nargs=2,
+defprim("remainder", _remainder_impl, broadcast=True, nargs=2,
         deriv=(lambda ans, x, y: xnp._ones_like(ans), _remainder_dy),
         domain=(0.3, 3.0))
 # d/dx copysign(x, y) = +-sign(x), the sign being y's: sign(ans) * sign(x), which
@@ -285,6 +315,7 @@ defprim("copysign", lambda xp, x, y: xp.copysign(x, y), broadcast=True, nargs=2,
 
 # zero derivative almost everywhere
 def _floor_divide_impl(xp, x, y):
+    x, y = _bools_as_int32(xp, x, y) or (x, y)     # two booleans: int32, as JAX
     out = xp.floor_divide(x, y)
     if is_inexact(out.dtype):
         return out
@@ -310,8 +341,13 @@ defprim("nextafter", lambda xp, x, y: xp.nextafter(x, y), broadcast=True, nargs=
 # ----- comparisons, logical and bitwise: no derivative -----
 for _name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
               "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
-              "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"):
+              "bitwise_xor"):
     defprim(_name, (lambda n: lambda xp, x, y: getattr(xp, n)(x, y))(_name),
+            broadcast=True, nargs=2)
+# (a shift of two booleans is int32, as JAX; numpy's is int8)
+for _name in ("bitwise_left_shift", "bitwise_right_shift"):
+    defprim(_name, (lambda n: lambda xp, x, y: getattr(xp, n)(*(_bools_as_int32(xp, x, y)
+                                                                or (x, y))))(_name),
             broadcast=True, nargs=2)
 
 # ----- selection (exported by hand: its parameters are named condition, x1, x2) -----
