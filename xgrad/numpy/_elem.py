@@ -288,7 +288,8 @@ def _scale2(x, k):
 
 def ldexp(x1, x2, /):
     """``x1 * 2**x2`` for an integer ``x2`` (exact; overflow to inf and
-    underflow to 0 as the float format does). Derivative in ``x1``: ``2**x2``."""
+    underflow to 0 as the float format does). Derivative in ``x1``: ``2**x2``
+    (NB: at the extremes too, where JAX's is NaN or 0)."""
     x1, x2 = _arr(x1), _arr(x2)
     if _is_complex(x1.dtype) or _is_inexact(x2.dtype):
         raise ValueError(f"ldexp: x1 must be real and x2 an integer array; got {x1.dtype} "
@@ -351,7 +352,8 @@ def heaviside(x1, x2, /):
 def i0(x):
     """Modified Bessel function of the first kind, order 0; its derivative
     is ``i1`` (``xgrad.numpy.special.i1``). NB: JAX's rule gives a second
-    derivative of 0 at exactly ``x == 0``; here it is ``i1'(0) = 1/2``."""
+    derivative of 0 at exactly ``x == 0``; here it is ``i1'(0) = 1/2``; and
+    at ``+-1e308`` the derivative is ``i1 = +-inf`` (JAX: NaN)."""
     x = _float_arr(x)
     if _is_complex(x.dtype):
         raise ValueError(f"i0: complex inputs are not supported; got {x.dtype}")
@@ -403,7 +405,9 @@ _SINC_SERIES = tuple((-1) ** k / _math.factorial(2 * k + 1) for k in range(6))
 
 def sinc(x, /):
     """``sin(pi x) / (pi x)``, 1 at 0, smooth there to any order (the
-    derivatives at 0 are those of the Maclaurin series, as JAX's)."""
+    derivatives at 0 are those of the Maclaurin series, as JAX's). NB: at
+    ``x = +-2.2e-308`` the derivative is about 0 (JAX's is -+inf, from an
+    underflowed ``pi x**2``)."""
     x = _float_arr(x)
     zero = x == 0
     y = _math.pi * x

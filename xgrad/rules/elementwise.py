@@ -88,6 +88,9 @@ defprim("tanh", lambda xp, x: xp.tanh(x), deriv=_tanh_d,
         domain=(-2.0, 2.0))
 defprim("asinh", lambda xp, x: xp.asinh(x),
         deriv=lambda ans, x: xnp.reciprocal(xnp.sqrt(xnp.square(x) + 1.0)), domain=(-3.0, 3.0))
+# NB: sqrt(x - 1) sqrt(x + 1) is NaN below -1, where acosh is NaN (JAX's
+# rsqrt(x**2 - 1) gives a number there), and exact near 1; the second
+# derivative tends to 0 at +inf (JAX: NaN)
 defprim("acosh", lambda xp, x: xp.acosh(x),
         deriv=lambda ans, x: xnp.reciprocal(xnp.sqrt(x - 1.0) * xnp.sqrt(x + 1.0)), domain=(1.2, 4.0))
 # (1 - x)(1 + x), not 1 - x**2: exact near +-1 (JAX's form too), so the
@@ -192,6 +195,8 @@ defprim("subtract", lambda xp, x, y: xp.subtract(x, y), broadcast=True, nargs=2,
 defprim("multiply", lambda xp, x, y: xp.multiply(x, y), broadcast=True, nargs=2, bilinear=True,
         vjp=(lambda ans, x, y: lambda g: _mul(g, y), lambda ans, x, y: lambda g: _mul(g, x)),
         vjp_factor=(lambda ans, x, y: y, lambda ans, x, y: x), domain=(-3.0, 3.0))
+# NB: d/dy x / y = -(x / y) / y, which overflows only where the answer does
+# (JAX's -x * y**-2 is NaN at x = 0, y = 2.2e-308: y**-2 is inf)
 defprim("divide", lambda xp, x, y: xp.divide(x, y), broadcast=True, nargs=2,
         jvp=(lambda x_dot, ans, x, y: _div(x_dot, y),
              lambda y_dot, ans, x, y: -_div(_mul(y_dot, ans), y)),
