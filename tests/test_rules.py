@@ -1290,7 +1290,9 @@ def test_integer_floor_divide_by_zero(xp, jax):
         assert got.dtype == dt
     with np.errstate(divide="ignore"):
         got = to_np(xnp.floor_divide(from_np(xp, np.array([-3, 0, 4])), 0))
+        rem = to_np(xnp.remainder(from_np(xp, np.array([-3, 0, 4])), from_np(xp, np.array([0, 0, 3]))))
     assert got.tolist() == [-2, -1, -2]
+    assert rem.tolist() == np.asarray(jnp.remainder(np.array([-3, 0, 4]), np.array([0, 0, 3]))).tolist()
 
 
 def test_cbrt_and_fmod_at_zero(xp, jax):

@@ -43,6 +43,13 @@ def _log(x):
     return math.log(x) if type(x) in _SCALARS else xnp.log(x)
 
 
+def _int_operands(x, y):
+    """Whether a binary op of ``x`` and ``y`` is one of integers (or booleans)."""
+    return not (type(x) in (float, complex) or type(y) in (float, complex)
+                or type(x) not in _SCALARS and is_inexact(x.dtype)
+                or type(y) not in _SCALARS and is_inexact(y.dtype))
+
+
 def _bools_as_int32(xp, x, y):
     """``(x, y)`` as int32 arrays where both are boolean arrays (JAX's
     arithmetic on two booleans gives int32, numpy's int8), else None."""
@@ -232,8 +239,7 @@ def _pow_dy(ans, x, y):
 
 
 def _pow_impl(xp, x, y):
-    if (type(y) in _SCALARS or is_inexact(y.dtype)
-            or type(x) in (float, complex) or type(x) not in _SCALARS and is_inexact(x.dtype)):
+    if type(y) in _SCALARS or not _int_operands(x, y):
         return xp.pow(x, y)
     # integers to an integer array: JAX's binary exponentiation over the low six
     # bits of y (y & 63: a negative y gives a number, where numpy raises), with
@@ -296,7 +302,13 @@ defprim("logaddexp", lambda xp, x, y: xp.logaddexp(x, y), broadcast=True, nargs=
 
 
 def _remainder_impl(xp, x, y):
-    return xp.remainder(*(_bools_as_int32(xp, x, y) or (x, y)))     # two booleans: int32
+    if not _int_operands(x, y):
+        return xp.remainder(x, y)
+    # integers: x % 0 is 0, as JAX's x % 1 there (torch raises); two booleans
+    # give int32
+    x, y = _bools_as_int32(xp, x, y) or (x, y)
+    y = xp.asarray(y) if type(y) in _SCALARS else y
+    return xp.remainder(x, xp.where(y == 0, xp.ones_like(y), y))
 
 
 def _remainder_dy(ans, x, y):
@@ -320,20 +332,21 @@ defprim("copysign", lambda xp, x, y: xp.copysign(x, y), broadcast=True, nargs=2,
 
 # zero derivative almost everywhere
 def _floor_divide_impl(xp, x, y):
-    x, y = _bools_as_int32(xp, x, y) or (x, y)     # two booleans: int32, as JAX
-    out = xp.floor_divide(x, y)
-    if is_inexact(out.dtype):
-        return out
-    # an integer division by zero gives JAX's (XLA's) quotient: -1 for 0 // 0,
-    # -2 for x // 0 (-1, less 1 for the nonzero remainder of opposite sign),
-    # the largest value for unsigned integers (numpy: 0)
-    if type(y) in _SCALARS:
-        y = xp.asarray(y)
+    if not _int_operands(x, y):
+        return xp.floor_divide(x, y)
+    # integers: a division by zero gives JAX's (XLA's) quotient, -1 for 0 // 0
+    # and -2 for x // 0 (-1, less 1 for the nonzero remainder of opposite sign),
+    # the largest value for unsigned integers (numpy: 0; torch raises); two
+    # booleans give int32
+    x, y = _bools_as_int32(xp, x, y) or (x, y)
+    y = xp.asarray(y) if type(y) in _SCALARS else y
+    zero = y == 0
+    out = xp.floor_divide(x, xp.where(zero, xp.ones_like(y), y))
     if xp.iinfo(out.dtype).min == 0:
         by_zero = xp.full_like(out, xp.iinfo(out.dtype).max)
     else:
         by_zero = xp.where(xp.asarray(x) == 0, xp.full_like(out, -1), xp.full_like(out, -2))
-    return xp.where(y == 0, by_zero, out)
+    return xp.where(zero, by_zero, out)
 
 
 defprim("floor_divide", _floor_divide_impl, broadcast=True, nargs=2,
