@@ -1127,3 +1127,237 @@ def test_float32_gradients_stay_float32(xp):
         assert _dtype_name(g) == "float32"
         gg = xgrad.grad(lambda a: xnp.sum(xnp.multiply(xgrad.grad(f)(a), a)))(x)
         assert _dtype_name(gg) == "float32"
+
+
+def _grad2(f, x, y, xp):
+    """d/dx and d/dy of sum(f(x, y)) (float64 arrays), as numpy."""
+    g = xgrad.grad(lambda a, b: xnp.sum(f(a, b)), argnums=(0, 1))(
+        from_np(xp, np.asarray(x, dtype=np.float64)), from_np(xp, np.asarray(y, dtype=np.float64)))
+    return [to_np(v) for v in g]
+
+
+def _hess_diag2(f, x, y):
+    """The elementwise second derivatives of f at (x, y): d2f/dx2, d2f/dxdy,
+    d2f/dy2 (forward over reverse)."""
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    g = lambda a, b: xgrad.grad(lambda u, v: xnp.sum(f(u, v)), argnums=(0, 1))(a, b)  # noqa: E731
+    one, zero = np.ones_like(x), np.zeros_like(x)
+    gx_x, gy_x = xgrad.jvp(g, (x, y), (one, zero))[1]
+    gx_y, gy_y = xgrad.jvp(g, (x, y), (zero, one))[1]
+    np.testing.assert_allclose(np.asarray(gy_x), np.asarray(gx_y), rtol=1e-14)   # symmetric
+    return np.asarray(gx_x), np.asarray(gy_x), np.asarray(gy_y)
+
+
+def test_logaddexp_at_infinity(xp, jax):
+    # NB: where logaddexp is infinite it is max, and its derivative is max's:
+    # d/dx logaddexp(inf, y) = 1, d/dy = 0 for finite y, 0.5 each at a tie of
+    # infinities. JAX sets +inf to 0 in x and the output, so its d/dy
+    # logaddexp(inf, 3) is exp(3) = 20.1, and its derivative at (-inf, -inf) NaN.
+    import jax.numpy as jnp
+    inf, nan = math.inf, math.nan
+    x = [inf, 3.0, inf, -inf, inf, -inf, nan, -inf]
+    y = [3.0, inf, inf, -inf, -inf, 2.0, 1.0, nan]
+    gx, gy = _grad2(xnp.logaddexp, x, y, xp)
+    np.testing.assert_array_equal(gx, [1.0, 0.0, 0.5, 0.5, 1.0, 0.0, nan, nan])
+    np.testing.assert_array_equal(gy, [0.0, 1.0, 0.5, 0.5, 0.0, 1.0, nan, nan])
+    hxx, hxy, hyy = _hess_diag2(xnp.logaddexp, x[:6], y[:6])
+    for h in (hxx, hxy, hyy):
+        np.testing.assert_array_equal(h, np.zeros(6))
+    # logaddexp2 is logaddexp scaled: the same limits
+    gx2, gy2 = _grad2(xnp.logaddexp2, x, y, xp)
+    np.testing.assert_array_equal(gx2, gx)
+    np.testing.assert_array_equal(gy2, gy)
+    # finite points, extreme ones included: jax's, to the second order
+    v = np.array([0.0, -0.0, 1e308, -1e308, 2.2250738585072014e-308, 1.0, -2.5, 30.0, -745.0, 710.0])
+    fx, fy = np.repeat(v, v.size), np.tile(v, v.size)
+    jg = jax.grad(lambda a, b: jnp.sum(jnp.logaddexp(a, b)), argnums=(0, 1))(fx, fy)
+    for got, want in zip(_grad2(xnp.logaddexp, fx, fy, xp), jg):
+        np.testing.assert_allclose(got, np.asarray(want), rtol=1e-12, atol=1e-300)
+    jh = jax.hessian(lambda a, b: jnp.logaddexp(a, b), argnums=(0, 1))
+    for k, got in enumerate(_hess_diag2(xnp.logaddexp, fx, fy)):
+        i, j = ((0, 0), (0, 1), (1, 1))[k]
+        want = [float(jh(a, b)[i][j]) for a, b in zip(fx, fy)]
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-300)
+
+
+def test_acosh_atanh_edges(xp, jax):
+    import jax.numpy as jnp
+    inf = math.inf
+    # acosh: NaN below -1, where acosh itself is NaN (jax: 1/sqrt(x**2 - 1));
+    # its second derivative -x/(x**2 - 1)**1.5 tends to 0 at +inf (jax: NaN)
+    x = [-inf, -2.5, -1.0]
+    assert np.isnan(_grad(lambda a: xnp.sum(xnp.acosh(a)), x, xp)).all()
+    h = to_np(xgrad.hessian(lambda a: xnp.sum(xnp.acosh(a)))(np.array([inf, 1e308])))
+    np.testing.assert_array_equal(np.diag(h), [-0.0, -0.0])
+    # atanh'' = 2x/(1 - x**2)**2: +-inf at +-1, the one-sided limits (jax: NaN)
+    h = to_np(xgrad.hessian(lambda a: xnp.sum(xnp.atanh(a)))(np.array([1.0, -1.0])))
+    np.testing.assert_array_equal(np.diag(h), [inf, -inf])
+    # inside the domains (near the ends too): jax's, to the second order
+    for f, pts in ((xnp.acosh, [1.0 + 2.0 ** -40, 1.5, 3.0, 1e100]),
+                   (xnp.atanh, [-1.0 + 2.0 ** -45, -0.5, 0.0, 0.5, 1.0 - 2.0 ** -40])):
+        jf = getattr(jnp, f.__name__)
+        for p in pts:
+            g = float(to_np(xgrad.grad(f)(from_np(xp, np.array(p)))))
+            np.testing.assert_allclose(g, float(jax.grad(jf)(p)), rtol=1e-12)
+            gg = float(xgrad.grad(xgrad.grad(f))(p))
+            np.testing.assert_allclose(gg, float(jax.grad(jax.grad(jf))(p)), rtol=1e-9)
+
+
+def test_atan2_second_derivative_at_origin_is_nan():
+    # atan2 has no derivative at the origin: its first derivatives are 0/0
+    # there, and so is the mixed second one, as jax's (1/0 = inf would claim
+    # one). (The pure second derivatives come out 0: their tangents at the
+    # origin are exact zeros, which NaN-safe mode keeps zero.)
+    hxx, hxy, hyy = _hess_diag2(xnp.atan2, [0.0, 1.0], [0.0, 2.0])
+    assert np.isnan(hxy[0])
+    ones = (np.ones(2), np.ones(2))
+    g = lambda a, b: xgrad.grad(lambda u, v: xnp.sum(xnp.atan2(u, v)), argnums=(0, 1))(a, b)  # noqa: E731
+    along = xgrad.jvp(g, (np.array([0.0, 1.0]), np.array([0.0, 2.0])), ones)[1]
+    assert np.isnan([along[0][0], along[1][0]]).all()
+    # elsewhere the closed forms: d/dy atan2(y, x) = x / r2, d/dx = -y / r2
+    y, x, r2 = 1.0, 2.0, 5.0
+    np.testing.assert_allclose([hxx[1], hxy[1], hyy[1]],
+                               [-2 * y * x / r2 ** 2, (y * y - x * x) / r2 ** 2, 2 * y * x / r2 ** 2],
+                               rtol=1e-14)
+
+
+def test_pow_at_zero_exponent(xp, jax):
+    import jax.numpy as jnp
+    # d/dx x**y at y = 0 is 0 also at x = 0 (x**0 is 1 for every x; jax:
+    # 0 * 0**-1 = NaN) ...
+    gx, gy = _grad2(xnp.pow, [0.0, -0.0, 3.0, -2.5], [0.0, 0.0, 0.0, 0.0], xp)
+    np.testing.assert_array_equal(gx, [0.0, 0.0, 0.0, 0.0])
+    # ... and the mixed second derivative at y = 0 is 1/x, as jax's (a
+    # where(y == 0, 0, ...) would make it 0)
+    x = np.array([3.0, 0.5, 30.0, 710.0])
+    hxx, hxy, hyy = _hess_diag2(xnp.pow, x, np.zeros(4))
+    np.testing.assert_allclose(hxy, 1.0 / x, rtol=1e-15)
+    np.testing.assert_array_equal(hxx, np.zeros(4))
+    jh = jax.hessian(jnp.pow, argnums=(0, 1))
+    for a, h in zip(x, hyy):
+        np.testing.assert_allclose(h, float(jh(a, 0.0)[1][1]), rtol=1e-12)
+    # integers to integer arrays: jax's values (binary exponentiation over the
+    # exponent's low six bits), where numpy raises for a negative exponent
+    v = np.array([0, 1, -1, 2, -3, 7, 100, -1000], dtype=np.int32)
+    a, b = np.repeat(v, v.size), np.tile(v, v.size)
+    got = to_np(xnp.pow(from_np(xp, a), from_np(xp, b)))
+    np.testing.assert_array_equal(got, np.asarray(jnp.power(a, b)))
+    assert got.dtype == np.int32
+
+
+def test_divide_at_tiny_divisors(xp, jax):
+    import jax.numpy as jnp
+    # NB: d/dy x / y = -(x / y) / y, which does not overflow where y**2 does:
+    # jax's -x * y**-2 is NaN at x = 0, y = 2.2e-308 and -inf at x = y (the
+    # closed form: -1/y = -4.5e307), and at y = 1e300 NaN for x = inf and 0
+    # for x = y (-1e-300)
+    t = 2.2250738585072014e-308
+    gx, gy = _grad2(xnp.divide, [0.0, t, 1.0, math.inf, 1e300], [t, t, 1e-200, 1e300, 1e300], xp)
+    np.testing.assert_array_equal(gx, [1 / t, 1 / t, 1e200, 1e-300, 1e-300])
+    np.testing.assert_array_equal(gy, [-0.0, -1 / t, -math.inf, -math.inf, -1e-300])
+    # elsewhere, infinities included: jax's
+    v = np.array([0.0, -0.0, np.inf, -np.inf, 1e-100, 1.0, -2.5, 3.0, 1e100])
+    a, b = np.repeat(v, v.size), np.tile(v, v.size)
+    jg = jax.grad(lambda u, w: jnp.sum(jnp.divide(u, w)), argnums=(0, 1))(a, b)
+    with np.errstate(all="ignore"):
+        for got, want in zip(_grad2(xnp.divide, a, b, xp), jg):
+            np.testing.assert_allclose(got, np.asarray(want), rtol=1e-15)
+
+
+def test_remainder_at_infinite_divisor(xp, jax):
+    import jax.numpy as jnp
+    # remainder(1, -inf) = -inf = 1 + y: the quotient is -1, so d/dy is 1 (as
+    # jax), though floor(1 / -inf) = floor(-0) is 0
+    x = np.array([1.0, -1.0, 1.0, -1.0, 2.2250738585072014e-308, 7.0, -7.0])
+    y = np.array([-np.inf, np.inf, np.inf, -np.inf, -1e308, 2.0, 2.0])
+    gx, gy = _grad2(xnp.remainder, x, y, xp)
+    np.testing.assert_array_equal(gx, np.ones(7))
+    np.testing.assert_array_equal(gy, [1.0, 1.0, 0.0, 0.0, 1.0, -3.0, 4.0])
+    jg = jax.grad(lambda u, w: jnp.sum(jnp.remainder(u, w)), argnums=(0, 1))(x, y)
+    np.testing.assert_array_equal(gy, np.asarray(jg[1]))
+
+
+def test_integer_floor_divide_by_zero(xp, jax):
+    import jax.numpy as jnp
+    # jax's (XLA's) quotient: 0 // 0 = -1, x // 0 = -2, the largest value for
+    # unsigned integers; numpy gives 0
+    for dt in (np.int32, np.int64, np.uint8):
+        a = np.array([0, 1, 5, 7, 0, 9], dtype=dt)
+        b = np.array([0, 0, 0, 2, 3, 4], dtype=dt)
+        with np.errstate(divide="ignore"):
+            got = to_np(xnp.floor_divide(from_np(xp, a), from_np(xp, b)))
+        np.testing.assert_array_equal(got, np.asarray(jnp.floor_divide(a, b)))
+        assert got.dtype == dt
+    with np.errstate(divide="ignore"):
+        got = to_np(xnp.floor_divide(from_np(xp, np.array([-3, 0, 4])), 0))
+        rem = to_np(xnp.remainder(from_np(xp, np.array([-3, 0, 4])), from_np(xp, np.array([0, 0, 3]))))
+    assert got.tolist() == [-2, -1, -2]
+    assert rem.tolist() == np.asarray(jnp.remainder(np.array([-3, 0, 4]), np.array([0, 0, 3]))).tolist()
+
+
+def test_cbrt_and_fmod_at_zero(xp, jax):
+    import jax.numpy as jnp
+    # cbrt'(0) = inf, as jax (sign(x) |x|**(1/3) gave sign(0) * inf -> 0);
+    # cbrt''(+-0) = -+inf; cbrt(-0) is -0
+    x = np.array([0.0, -0.0, 8.0, -8.0])
+    np.testing.assert_allclose(_grad(lambda a: xnp.sum(xnp.cbrt(a)), x, xp),
+                               [math.inf, math.inf, 1 / 12, 1 / 12], rtol=1e-15)
+    h = np.diag(to_np(xgrad.hessian(lambda a: xnp.sum(xnp.cbrt(a)))(x)))
+    np.testing.assert_array_equal(h[:2], [-math.inf, math.inf])
+    assert math.copysign(1.0, float(to_np(xnp.cbrt(from_np(xp, np.array(-0.0)))))) == -1.0
+    # fmod(x, y) is x near x = 0: d/dx is 1 there (and everywhere), d/dy
+    # -trunc(x / y), as jax's (at y = 0 too, where fmod is NaN)
+    a = np.array([0.0, -0.0, 0.0, 7.5, -7.5, 7.5, 1.5])
+    b = np.array([1.5, 1.5, -2.0, 2.0, 2.0, -2.0, 0.0])
+    gx, gy = _grad2(xnp.fmod, a, b, xp)
+    np.testing.assert_array_equal(gx, np.ones(7))
+    jg = jax.grad(lambda u, w: jnp.sum(jnp.fmod(u, w)), argnums=(0, 1))(a, b)
+    np.testing.assert_array_equal(gy, np.asarray(jg[1]))
+    np.testing.assert_array_equal(gy[3:6], [-3.0, 3.0, 3.0])
+    # integers keep their dtype, and a zero divisor gives 0 (jax)
+    i = to_np(xnp.fmod(from_np(xp, np.array([7, -7, 5], dtype=np.int32)),
+                       from_np(xp, np.array([2, 2, 0], dtype=np.int32))))
+    assert i.dtype == np.int32 and i.tolist() == [1, -1, 0]
+
+
+def test_sinc_ldexp_at_extremes(xp):
+    # ldexp's derivative in x1 is 2**x2, exactly, also where the value
+    # overflows or x1 is extreme (reverse mode went through frexp's 2**-1024
+    # and 2**1024 and gave inf at x1 = 1e308, x2 = 0)
+    x = np.array([1e308, -1e308, 2.2250738585072014e-308, 1.5, 1e-300, 5e-324])
+    e = np.array([0, 3, 10, -2, 1100, 1074])
+    g = xgrad.vjp(lambda a: xnp.ldexp(a, from_np(xp, e)), from_np(xp, x))[1](
+        from_np(xp, np.ones(6)))[0]
+    np.testing.assert_array_equal(to_np(g), np.ldexp(1.0, e))
+    np.testing.assert_array_equal(to_np(xnp.ldexp(from_np(xp, x), from_np(xp, e))),
+                                  np.ldexp(x, e))
+    # sinc'(x) = -pi**2 x / 3 near 0 (jax: -+inf at +-2.2e-308)
+    t = 2.2250738585072014e-308
+    g = _grad(lambda a: xnp.sum(xnp.sinc(a)), [t, -t, 1e-200], xp)
+    assert np.all(np.abs(g) <= 4 * np.array([t, t, 1e-200]))
+    # the other limits the sweep accepts where jax gives NaN: i0'(1e308) =
+    # i1(1e308) = inf, d/dy hypot(inf, y) = 0, and abs'(nan) is NaN
+    assert _grad(lambda a: xnp.sum(xnp.i0(a)), [1e308, -1e308], xp).tolist() == [math.inf, -math.inf]
+    gx, gy = _grad2(xnp.hypot, [math.inf, math.inf], [2.0, -3.0], xp)
+    assert gy.tolist() == [0.0, -0.0]
+    assert np.isnan(_grad(lambda a: xnp.sum(xnp.abs(a)), [math.nan], xp)).all()
+
+
+def test_boolean_arithmetic_dtypes(xp, jax):
+    import jax.numpy as jnp
+    # as jax: two booleans give int32 (numpy: int8) under pow, remainder,
+    # floor_divide and the shifts; conj and positive keep a boolean (numpy:
+    # int8, and no boolean positive at all)
+    b = np.array([True, True, False, False])
+    c = np.array([True, False, True, False])
+    for name in ("pow", "remainder", "floor_divide", "bitwise_left_shift", "bitwise_right_shift"):
+        with np.errstate(divide="ignore"):
+            got = to_np(getattr(xnp, name)(from_np(xp, b), from_np(xp, c)))
+        want = np.asarray(getattr(jnp, name)(b, c))
+        assert got.dtype == want.dtype == np.int32, name
+        np.testing.assert_array_equal(got, want, err_msg=name)
+    for name in ("conj", "positive"):
+        x = from_np(xp, b)
+        got = getattr(xnp, name)(x)
+        assert got is not x
+        assert to_np(got).dtype == np.bool_ and to_np(got).tolist() == b.tolist()

@@ -162,12 +162,14 @@ def rint(x, /):
 
 
 def cbrt(x, /):
-    """The real cube root, ``sign(x) |x|**(1/3)``. Its derivative is
-    ``1 / (3 cbrt(x)**2)`` (infinite at 0, as JAX's)."""
+    """The real cube root, ``x**(1/3)`` and ``-(-x)**(1/3)`` for negative
+    ``x`` (-0 included). Its derivative is ``1 / (3 cbrt(x)**2)``, infinite at
+    0, as JAX's (``sign(x) |x|**(1/3)`` would give ``sign(0) = 0`` there)."""
     x = _float_arr(x)
     if _is_complex(x.dtype):
         raise TypeError("cbrt: complex inputs are not supported; use x ** (1 / 3)")
-    return _xnp.multiply(_xnp.sign(x), _xnp.pow(_xnp.abs(x), 1.0 / 3.0))
+    neg = _xnp.signbit(x)
+    return _xnp.where(neg, -_xnp.pow(-x, 1.0 / 3.0), _xnp.pow(x, 1.0 / 3.0))
 
 
 def deg2rad(x, /):
@@ -233,15 +235,28 @@ def fmin(x1, x2):
 
 def fmod(x1, x2, /):
     """C's ``fmod``: the remainder of ``x1 / x2`` with the sign of ``x1``,
-    computed exactly as ``sign(x1) * remainder(|x1|, |x2|)``. For integers a
-    zero divisor gives 0 (JAX). Derivatives 1 and ``-trunc(x1 / x2)``.
-    NB: at ``x1 == 0`` the derivative in ``x1`` is 0 (JAX: 1)."""
+    computed exactly as ``s1 * remainder(s1 * x1, s2 * x2)``, ``s1`` and
+    ``s2`` the signs of ``x1`` and ``x2`` (-1 for -0, never 0). For integers a
+    zero divisor gives 0 (JAX). Derivatives 1 and ``-trunc(x1 / x2)``, as
+    JAX's, at 0 too (``sign(x1) * remainder(|x1|, |x2|)`` would give 0 at
+    ``x1 == 0``, where ``fmod(x1, x2)`` is ``x1``)."""
     x1, x2 = _both(x1, x2)
-    if not (isinstance(x1, float) or isinstance(x2, float)
-            or type(x1) not in _SCALAR_TYPES and _is_inexact(x1.dtype)
-            or type(x2) not in _SCALAR_TYPES and _is_inexact(x2.dtype)):
+    inexact = (isinstance(x1, float) or isinstance(x2, float)
+               or type(x1) not in _SCALAR_TYPES and _is_inexact(x1.dtype)
+               or type(x2) not in _SCALAR_TYPES and _is_inexact(x2.dtype))
+    if not inexact:
         x2 = _xnp.where(x2 == 0, 1, x2)
-    return _xnp.multiply(_xnp.sign(x1), _xnp.remainder(_xnp.abs(x1), _xnp.abs(x2)))
+    s1, s2 = _unit_sign(x1, inexact), _unit_sign(x2, inexact)
+    return _xnp.multiply(s1, _xnp.remainder(_xnp.multiply(s1, x1), _xnp.multiply(s2, x2)))
+
+
+def _unit_sign(x, inexact):
+    """-1 where ``x`` is negative (-0 included), else 1, in ``x``'s dtype: a
+    constant, so ``s * x`` is ``|x|`` with derivative +-1, never 0."""
+    if type(x) in _SCALAR_TYPES:
+        return -1 if _math.copysign(1.0, x) < 0 else 1
+    one = _xnp.ones_like(x)
+    return _xnp.where(_xnp.signbit(x) if inexact else x < 0, -one, one)
 
 
 def frexp(x, /):
@@ -273,15 +288,23 @@ def _scale2(x, k):
 
 def ldexp(x1, x2, /):
     """``x1 * 2**x2`` for an integer ``x2`` (exact; overflow to inf and
-    underflow to 0 as the float format does). Derivative in ``x1``: ``2**x2``."""
+    underflow to 0 as the float format does). Derivative in ``x1``: ``2**x2``
+    (NB: at the extremes too, where JAX's is NaN or 0)."""
     x1, x2 = _arr(x1), _arr(x2)
     if _is_complex(x1.dtype) or _is_inexact(x2.dtype):
         raise ValueError(f"ldexp: x1 must be real and x2 an integer array; got {x1.dtype} "
                          f"and {x2.dtype}")
     x1 = _float(x1)
+    k2 = _xnp.astype(x2, x1.dtype)
+    # where 2**x2 is a float, x1 * 2**x2 is exact up to one rounding, ldexp's,
+    # and its derivative 2**x2 comes out as one number (through frexp's
+    # 2**-e * 2**k, reverse mode multiplied 2**1024 before 2**-1024: inf)
+    fi = _xnp.finfo(x1.dtype)
+    lo, hi = _math.log2(fi.smallest_normal * fi.eps), _math.floor(_math.log2(fi.max))
+    direct = _xnp.logical_and(k2 >= lo, k2 <= hi)
     m, e = frexp(x1)
-    k = _xnp.astype(e, x1.dtype) + _xnp.astype(x2, x1.dtype)
-    out = _scale2(m, k)
+    k = _xnp.astype(e, x1.dtype) + k2
+    out = _xnp.where(direct, x1 * _xnp.pow(2.0, _xnp.where(direct, k2, 0.0)), _scale2(m, k))
     return _xnp.where(_xnp.logical_or(_xnp.isinf(x1), x1 == 0), x1, out)
 
 
@@ -329,7 +352,8 @@ def heaviside(x1, x2, /):
 def i0(x):
     """Modified Bessel function of the first kind, order 0; its derivative
     is ``i1`` (``xgrad.numpy.special.i1``). NB: JAX's rule gives a second
-    derivative of 0 at exactly ``x == 0``; here it is ``i1'(0) = 1/2``."""
+    derivative of 0 at exactly ``x == 0``; here it is ``i1'(0) = 1/2``; and
+    at ``+-1e308`` the derivative is ``i1 = +-inf`` (JAX: NaN)."""
     x = _float_arr(x)
     if _is_complex(x.dtype):
         raise ValueError(f"i0: complex inputs are not supported; got {x.dtype}")
@@ -381,7 +405,9 @@ _SINC_SERIES = tuple((-1) ** k / _math.factorial(2 * k + 1) for k in range(6))
 
 def sinc(x, /):
     """``sin(pi x) / (pi x)``, 1 at 0, smooth there to any order (the
-    derivatives at 0 are those of the Maclaurin series, as JAX's)."""
+    derivatives at 0 are those of the Maclaurin series, as JAX's). NB: at
+    ``x = +-2.2e-308`` the derivative is about 0 (JAX's is -+inf, from an
+    underflowed ``pi x**2``)."""
     x = _float_arr(x)
     zero = x == 0
     y = _math.pi * x

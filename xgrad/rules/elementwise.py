@@ -43,6 +43,22 @@ def _log(x):
     return math.log(x) if type(x) in _SCALARS else xnp.log(x)
 
 
+def _int_operands(x, y):
+    """Whether a binary op of ``x`` and ``y`` is one of integers (or booleans)."""
+    return not (type(x) in (float, complex) or type(y) in (float, complex)
+                or type(x) not in _SCALARS and is_inexact(x.dtype)
+                or type(y) not in _SCALARS and is_inexact(y.dtype))
+
+
+def _bools_as_int32(xp, x, y):
+    """``(x, y)`` as int32 arrays where both are boolean arrays (JAX's
+    arithmetic on two booleans gives int32, numpy's int8), else None."""
+    if (type(x) not in _SCALARS and type(y) not in _SCALARS
+            and x.dtype == xp.bool and y.dtype == xp.bool):
+        return xp.astype(x, xp.int32), xp.astype(y, xp.int32)
+    return None
+
+
 # ----- unary elementwise: smooth -----
 defprim("sin", lambda xp, x: xp.sin(x), deriv=lambda ans, x: xnp.cos(x), domain=(-3.0, 3.0))
 defprim("cos", lambda xp, x: xp.cos(x), deriv=lambda ans, x: -xnp.sin(x), domain=(-3.0, 3.0))
@@ -79,10 +95,15 @@ defprim("tanh", lambda xp, x: xp.tanh(x), deriv=_tanh_d,
         domain=(-2.0, 2.0))
 defprim("asinh", lambda xp, x: xp.asinh(x),
         deriv=lambda ans, x: xnp.reciprocal(xnp.sqrt(xnp.square(x) + 1.0)), domain=(-3.0, 3.0))
+# NB: sqrt(x - 1) sqrt(x + 1) is NaN below -1, where acosh is NaN (JAX's
+# rsqrt(x**2 - 1) gives a number there), and exact near 1; the second
+# derivative tends to 0 at +inf (JAX: NaN)
 defprim("acosh", lambda xp, x: xp.acosh(x),
         deriv=lambda ans, x: xnp.reciprocal(xnp.sqrt(x - 1.0) * xnp.sqrt(x + 1.0)), domain=(1.2, 4.0))
+# (1 - x)(1 + x), not 1 - x**2: exact near +-1 (JAX's form too), so the
+# second derivative at +-1 is the limit +-inf
 defprim("atanh", lambda xp, x: xp.atanh(x),
-        deriv=lambda ans, x: xnp.reciprocal(1.0 - xnp.square(x)), domain=(-0.9, 0.9))
+        deriv=lambda ans, x: xnp.reciprocal(_mul(1.0 - x, 1.0 + x)), domain=(-0.9, 0.9))
 defprim("exp", lambda xp, x: xp.exp(x), deriv=lambda ans, x: ans, domain=(-2.0, 2.0))
 defprim("expm1", lambda xp, x: xp.expm1(x), deriv=lambda ans, x: ans + 1.0, domain=(-2.0, 2.0))
 defprim("log", lambda xp, x: xp.log(x), deriv=lambda ans, x: xnp.reciprocal(x), domain=(0.2, 4.0))
@@ -110,9 +131,25 @@ defprim("reciprocal", lambda xp, x: xp.reciprocal(_inexact(xp, x)),
 # ----- unary elementwise: linear -----
 defprim("negative", lambda xp, x: xp.negative(x), linear=True,
         vjp=lambda ans, x: lambda g: -g, vjp_factor=(-1,), domain=(-3.0, 3.0))
-defprim("positive", lambda xp, x: xp.positive(x), linear=True,
+def _positive_impl(xp, x):
+    try:
+        return xp.positive(x)
+    except TypeError:       # numpy has no boolean positive; JAX's is the identity
+        if type(x) in _SCALARS or x.dtype != xp.bool:
+            raise
+        return xp.asarray(x, copy=True)
+
+
+def _conj_impl(xp, x):
+    # a boolean stays boolean (JAX; numpy's conj gives int8)
+    if type(x) not in _SCALARS and x.dtype == xp.bool:
+        return xp.asarray(x, copy=True)
+    return xp.conj(x)
+
+
+defprim("positive", _positive_impl, linear=True,
         vjp=lambda ans, x: lambda g: g, vjp_factor=(1,), domain=(-3.0, 3.0))
-defprim("conj", lambda xp, x: xp.conj(x), linear=True,
+defprim("conj", _conj_impl, linear=True,
         vjp=lambda ans, x: lambda g: xnp.conj(g), domain=(-3.0, 3.0))
 defprim("real", lambda xp, x: xp.real(x), linear=True,
         vjp=lambda ans, x: lambda g: g, domain=(-3.0, 3.0))
@@ -165,6 +202,8 @@ defprim("subtract", lambda xp, x, y: xp.subtract(x, y), broadcast=True, nargs=2,
 defprim("multiply", lambda xp, x, y: xp.multiply(x, y), broadcast=True, nargs=2, bilinear=True,
         vjp=(lambda ans, x, y: lambda g: _mul(g, y), lambda ans, x, y: lambda g: _mul(g, x)),
         vjp_factor=(lambda ans, x, y: y, lambda ans, x, y: x), domain=(-3.0, 3.0))
+# NB: d/dy x / y = -(x / y) / y, which overflows only where the answer does
+# (JAX's -x * y**-2 is NaN at x = 0, y = 2.2e-308: y**-2 is inf)
 defprim("divide", lambda xp, x, y: xp.divide(x, y), broadcast=True, nargs=2,
         jvp=(lambda x_dot, ans, x, y: _div(x_dot, y),
              lambda y_dot, ans, x, y: -_div(_mul(y_dot, ans), y)),
@@ -185,7 +224,12 @@ def _pow_dx(ans, x, y):
         if y == 0:
             return xnp._zeros_like(x)
         return y * (x if y == 2 else x ** (y - 1))
-    return xnp.where(y == 0, 0.0, _mul(y, xnp.pow(x, y - 1)))
+    # y x**(y - 1), with x = 0 read as inf where y == 0: x**0 is 1 for every x,
+    # so d/dx is 0 there (JAX: 0 * 0**-1 = NaN), while the product keeps its
+    # derivative in y, x**-1 (a where(y == 0, 0, ...) would drop it: the mixed
+    # second derivative of x**y at y = 0 is 1/x)
+    x = xnp.where(xnp.logical_and(y == 0, x == 0), math.inf, x)
+    return _mul(y, xnp.pow(x, y - 1))
 
 
 def _pow_dy(ans, x, y):
@@ -194,7 +238,20 @@ def _pow_dy(ans, x, y):
     return _mul(ans, xnp.log(xnp.where(x == 0, 1.0, x)))
 
 
-defprim("pow", lambda xp, x, y: xp.pow(x, y), broadcast=True, nargs=2,
+def _pow_impl(xp, x, y):
+    if type(y) in _SCALARS or not _int_operands(x, y):
+        return xp.pow(x, y)
+    # integers to an integer array: JAX's binary exponentiation over the low six
+    # bits of y (y & 63: a negative y gives a number, where numpy raises), with
+    # 0 ** y = 0 for every y != 0 (and int32 for two booleans)
+    x, y = _bools_as_int32(xp, x, y) or (x, y)
+    out = xp.pow(x, xp.bitwise_and(y, 63))
+    if type(x) in _SCALARS:
+        return out if x != 0 else xp.where(y == 0, out, xp.zeros_like(out))
+    return xp.where(xp.logical_and(x == 0, y != 0), xp.zeros_like(out), out)
+
+
+defprim("pow", _pow_impl, broadcast=True, nargs=2,
         deriv=(_pow_dx, _pow_dy), domain=(0.3, 2.0))
 
 
@@ -211,7 +268,10 @@ defprim("minimum", lambda xp, x, y: xp.minimum(x, y), broadcast=True, nargs=2,
 
 
 def _atan2_den(x, y):
-    return xnp.add(xnp.square(x), xnp.square(y))
+    # NaN at the origin, where atan2 has no derivative: 1/0 would make its
+    # second derivative inf there (the tangent of x**2 + y**2 is an exact 0)
+    den = xnp.add(xnp.square(x), xnp.square(y))
+    return xnp.where(xnp.logical_and(x == 0, y == 0), math.nan, den)
 
 
 defprim("atan2", lambda xp, y, x: xp.atan2(y, x), broadcast=True, nargs=2,
@@ -226,12 +286,42 @@ def _hypot_d(ans, x, y):
 
 defprim("hypot", lambda xp, x, y: xp.hypot(x, y), broadcast=True, nargs=2,
         deriv=(_hypot_d, lambda ans, x, y: _hypot_d(ans, y, x)), domain=(0.3, 3.0))
+
+
+def _logaddexp_dx(ans, x, y):
+    # exp(x - ans) = sigmoid(x - y); where ans is infinite, x - ans is inf - inf:
+    # there logaddexp is max, and the derivative is max's (1, 0, 0.5 at a tie).
+    # NB: JAX sets +inf to 0 in x and ans, so d/dy logaddexp(inf, y) = exp(y)
+    # (20.1 at y = 3, where the limit is 0) and d/dx at x = y = -inf is NaN
+    return xnp.where(xnp.isinf(ans), _max_dx(ans, x, y), xnp.exp(xnp.subtract(x, ans)))
+
+
 defprim("logaddexp", lambda xp, x, y: xp.logaddexp(x, y), broadcast=True, nargs=2,
-        deriv=(lambda ans, x, y: xnp.exp(xnp.subtract(x, ans)),
-               lambda ans, x, y: xnp.exp(xnp.subtract(y, ans))),
+        deriv=(_logaddexp_dx, lambda ans, x, y: _logaddexp_dx(ans, y, x)),
         domain=(-3.0, 3.0))
-defprim("remainder", lambda xp, x, y: xp.remainder(x, y), broadcast=True, nargs=2,
-        deriv=(lambda ans, x, y: xnp._ones_like(ans), lambda ans, x, y: -xnp.floor(_div(x, y))),
+
+
+def _remainder_impl(xp, x, y):
+    if not _int_operands(x, y):
+        return xp.remainder(x, y)
+    # integers: x % 0 is 0, as JAX's x % 1 there (torch raises); two booleans
+    # give int32
+    x, y = _bools_as_int32(xp, x, y) or (x, y)
+    y = xp.asarray(y) if type(y) in _SCALARS else y
+    return xp.remainder(x, xp.where(y == 0, xp.ones_like(y), y))
+
+
+def _remainder_dy(ans, x, y):
+    # -q for the quotient q of ans = x - q y: trunc(x / y), less 1 where the
+    # truncated remainder was moved by y (ans nonzero with a sign other than
+    # x's), as JAX; floor(x / y) misses that move where x / y rounds to -0
+    # (remainder(1, -inf) = -inf = 1 + y: d/dy 1, not 0)
+    moved = xnp.logical_and(ans != 0, (ans < 0) != (x < 0))
+    return xnp.astype(moved, ans.dtype) - xnp.trunc(_div(x, y))
+
+
+defprim("remainder", _remainder_impl, broadcast=True, nargs=2,
+        deriv=(lambda ans, x, y: xnp._ones_like(ans), _remainder_dy),
         domain=(0.3, 3.0))
 # d/dx copysign(x, y) = +-sign(x), the sign being y's: sign(ans) * sign(x), which
 # keeps x's dtype (where(signbit(y), -1.0, 1.0) is float64 whatever x is) and is
@@ -241,7 +331,25 @@ defprim("copysign", lambda xp, x, y: xp.copysign(x, y), broadcast=True, nargs=2,
         domain=(-3.0, 3.0))
 
 # zero derivative almost everywhere
-defprim("floor_divide", lambda xp, x, y: xp.floor_divide(x, y), broadcast=True, nargs=2,
+def _floor_divide_impl(xp, x, y):
+    if not _int_operands(x, y):
+        return xp.floor_divide(x, y)
+    # integers: a division by zero gives JAX's (XLA's) quotient, -1 for 0 // 0
+    # and -2 for x // 0 (-1, less 1 for the nonzero remainder of opposite sign),
+    # the largest value for unsigned integers (numpy: 0; torch raises); two
+    # booleans give int32
+    x, y = _bools_as_int32(xp, x, y) or (x, y)
+    y = xp.asarray(y) if type(y) in _SCALARS else y
+    zero = y == 0
+    out = xp.floor_divide(x, xp.where(zero, xp.ones_like(y), y))
+    if xp.iinfo(out.dtype).min == 0:
+        by_zero = xp.full_like(out, xp.iinfo(out.dtype).max)
+    else:
+        by_zero = xp.where(xp.asarray(x) == 0, xp.full_like(out, -1), xp.full_like(out, -2))
+    return xp.where(zero, by_zero, out)
+
+
+defprim("floor_divide", _floor_divide_impl, broadcast=True, nargs=2,
         domain=(0.3, 3.0))
 # nextafter(x, y) is x moved by one ulp: d/dx = 1, d/dy = 0 (NB: JAX has no rule)
 defprim("nextafter", lambda xp, x, y: xp.nextafter(x, y), broadcast=True, nargs=2,
@@ -251,8 +359,13 @@ defprim("nextafter", lambda xp, x, y: xp.nextafter(x, y), broadcast=True, nargs=
 # ----- comparisons, logical and bitwise: no derivative -----
 for _name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
               "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
-              "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"):
+              "bitwise_xor"):
     defprim(_name, (lambda n: lambda xp, x, y: getattr(xp, n)(x, y))(_name),
+            broadcast=True, nargs=2)
+# (a shift of two booleans is int32, as JAX; numpy's is int8)
+for _name in ("bitwise_left_shift", "bitwise_right_shift"):
+    defprim(_name, (lambda n: lambda xp, x, y: getattr(xp, n)(*(_bools_as_int32(xp, x, y)
+                                                                or (x, y))))(_name),
             broadcast=True, nargs=2)
 
 # ----- selection (exported by hand: its parameters are named condition, x1, x2) -----
