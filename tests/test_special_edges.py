@@ -141,3 +141,44 @@ def test_ndtri_derivative_at_0_and_1():
         np.testing.assert_allclose(_at(xs.ndtri, p), math.sqrt(2 * math.pi) * math.exp(q * q / 2),
                                    rtol=1e-12)
     assert np.isnan(_at(xs.ndtri, 1.5)) and np.isnan(_at(xs.ndtri, np.nan))
+
+
+def test_rel_entr_far_out():
+    """x log(x / y) where x / y over- or underflows (log x - log y there),
+    against scipy; the derivatives log x - log y + 1 and -x / y, and the
+    second derivatives 1/x, -1/y, x / y^2, with no inf / inf."""
+    sp = pytest.importorskip("scipy.special")
+    tiny, inf = 2.2250738585072014e-308, np.inf
+    x = np.array([tiny, 30.0, 1e308, 1e308, inf, 1e308, 0.5])
+    y = np.array([1e308, tiny, 1e308, inf, 1.0, 30.0, 1e308])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        np.testing.assert_allclose(np.asarray(xs.rel_entr(x, y)), sp.rel_entr(x, y), rtol=1e-13)
+    dx = xgrad.grad(xs.rel_entr, argnums=0)
+    dy = xgrad.grad(xs.rel_entr, argnums=1)
+    np.testing.assert_allclose(float(dx(1e308, tiny)), math.log(1e308) - math.log(tiny) + 1,
+                               rtol=1e-14)
+    np.testing.assert_allclose(float(dx(tiny, 1e308)), math.log(tiny) - math.log(1e308) + 1,
+                               rtol=1e-14)
+    assert float(dy(1e308, 1e308)) == -1.0
+    assert _at(lambda v: xs.rel_entr(v, 1.0), inf) == inf
+    # d2/dx2 = 1/x, d2/dxdy = -1/y, d2/dy2 = x / y^2
+    assert float(xgrad.grad(dx, argnums=0)(1.0, inf)) == 1.0
+    assert float(xgrad.grad(dx, argnums=1)(inf, 2.0)) == -0.5
+    np.testing.assert_allclose(float(xgrad.grad(dx, argnums=0)(tiny, 30.0)), 1 / tiny, rtol=1e-14)
+    np.testing.assert_allclose(float(xgrad.grad(dy, argnums=1)(3.0, 2.0)), 0.75, rtol=1e-14)
+
+
+@pytest.mark.parametrize("name", ["xlogy", "xlog1py", "rel_entr"])
+def test_x_over_y_derivatives_at_huge_arguments(name):
+    """d/dy is x / y (x / (1 + y) for xlog1py, -x / y for rel_entr): +-1 at
+    (+-1e308, +-1e308), in forward and reverse mode alike."""
+    f = getattr(xs, name)
+    sign = -1.0 if name == "rel_entr" else 1.0
+    pairs = [(1e308, 1e308), (-1e308, 1e308), (1e308, -1e308), (-1e308, -1e308)]
+    if name == "rel_entr":
+        pairs = pairs[:1]
+    for x, y in pairs:
+        want = sign * x / y
+        assert float(xgrad.grad(f, argnums=1)(x, y)) == want
+        assert float(xgrad.jvp(lambda v: f(x, v), (y,), (1.0,))[1]) == want
