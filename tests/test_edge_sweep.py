@@ -47,6 +47,13 @@ RUN = ITEMS if os.environ.get("XGRAD_SWEEP") == "full" else [
 # ----- deliberate differences ------------------------------------------------------
 # pattern over "ident::kind::transform" -> why xgrad gives a number where jax gives NaN
 # (or NaN where jax gives a number); the comparison accepts that, and nothing else
+_POLES = ("the limits at the poles and at +inf: digamma(+-0) = -+inf (as scipy), polygamma(n, .) "
+          "the signed limit of its pole, polygamma(n >= 1, inf) = 0, hence gammaln'(+-0) = -+inf, "
+          "gamma'(+-0) = -inf, digamma'(inf) = 0 (jax: nan; NB in rules/special.py); "
+          "tests/test_special_edges.py::test_gamma_family_limits")
+_BESSEL = ("i0' = i1 and i1' are +-inf where i1 and i0 overflow (jax: nan), and nan at a nan "
+           "(jax's i1e' is 1/2 there; NB in rules/special.py); "
+           "tests/test_special_edges.py::test_bessel_i_limits")
 DIFFERENCES = {
     "acosh::*::[jgh][vre]*": "acosh's derivatives are NaN below -1, where acosh is NaN (jax: "
                              "1/sqrt(x**2 - 1), a number), and acosh'' is 0 at +inf and 1e308, "
@@ -64,6 +71,29 @@ DIFFERENCES = {
     "fabs::nonfinite::*": "as rules:abs::nonfinite",
     "rules:hypot*::nonfinite::*": "d/dy hypot(inf, y) is y / inf = 0, the limit (jax: NaN)",
     "i0::extreme::*": "i0'(+-1e308) = i1(+-1e308) = +-inf, the limit (jax: NaN)",
+    **{p: _POLES for p in ("scipy.special.digamma::*", "rules:special.digamma*",
+                           "rules:special.polygamma*", "scipy.special.gammaln::*",
+                           "rules:special.gammaln*", "scipy.special.gamma::*",
+                           "rules:special.gamma[[]*", "scipy.special.polygamma::*")},
+    **{p: _BESSEL for p in ("scipy.special.i0::*", "scipy.special.i1::*", "scipy.special.i1e::*",
+                            "rules:special.i0[[]*", "rules:special.i1[[]*")},
+    **{p: "the second derivatives of erf, erfc and ndtr are 0 at |x| = 1e308 and +-inf (jax: nan "
+          "or 0 * inf; NB in rules/special.py); "
+          "tests/test_special_edges.py::test_gaussian_derivatives_vanish_far_out"
+       for p in ("scipy.special.erf::*", "scipy.special.erfc::*", "scipy.special.ndtr::*")},
+    **{p: "rel_entr(x, y) = x log(x / y) is its limit where jax's x log x - x log y is inf - inf = "
+          "nan (rel_entr(inf, 1) = inf, rel_entr(1e308, 1e308) = 0, as scipy), and so are its "
+          "derivatives; tests/test_special_edges.py::test_rel_entr_far_out"
+       for p in ("scipy.special.rel_entr::*", "rules:special.rel_entr*")},
+    **{p: "d/dy x log y = x / y is 0 at x = y = 0 (the value is 0 all along x = 0; jax: nan) and "
+          "+-inf at (inf, 1e308) (jax: nan) (NB in rules/special.py); "
+          "tests/test_special.py::test_xlogy_xlog1py_at_zero"
+       for p in ("scipy.special.xlogy::*", "scipy.special.xlog1py::*", "rules:special.xlogy*",
+                 "rules:special.xlog1py*")},
+    **{p: "entr' = 0 for x < 0, where entr is the constant -inf (jax's forward mode: 0, its "
+          "reverse mode: nan; NB in rules/special.py); "
+          "tests/test_special.py::test_entr_rel_entr_conventions"
+       for p in ("scipy.special.entr::*::grad", "rules:special.entr*::grad")},
 }
 # pattern -> why the transform is not compared at all: a convention at a kink that
 # xgrad chose differently (each is an NB in its rule module and has its own test)
@@ -87,6 +117,33 @@ WAIVED = {
     "sinc::extreme::*": "jax's sinc derivative at x = +-2.2e-308 is -+inf (its pi x**2 "
                         "underflows); the derivative there is -pi**2 x / 3, 0 to within 1e-307 "
                         "(tests/test_rules.py::test_sinc_ldexp_at_extremes)",
+    **{f"{i}::{k}::{t}": "jax's i0'(0) = 1, i0''(0) = 1.5 and i1''(0) = 1 (the kink of |x| in its "
+                         "exp(|x|) i0e(x)); xgrad's are i1(0) = 0, 1/2 and 0 (NB in "
+                         "rules/special.py); tests/test_special_edges.py::test_bessel_i_limits"
+       for i, k, ts in (("scipy.special.i0", "edges", ("jvp", "grad", "hessian")),
+                        ("scipy.special.i0", "float32", ("jvp", "grad", "hessian")),
+                        ("scipy.special.i0", "zero-ties", ("jvp", "grad")),
+                        ("scipy.special.i1", "edges", ("hessian",)),
+                        ("scipy.special.i1", "float32", ("hessian",)),
+                        ("rules:special.i0[[]3x4]", "zero-ties", ("jvp", "grad")))
+       for t in ts},
+    **{f"{i}::{k}::{t}": "jax's ndtri' is 0 at p = 0 and 1, where ndtri is -+inf; xgrad's is the "
+                         "limit +inf (NB in rules/special.py); "
+                         "tests/test_special_edges.py::test_ndtri_derivative_at_0_and_1"
+       for i, k in (("scipy.special.ndtri", "edges"), ("scipy.special.ndtri", "float32"),
+                    ("scipy.special.ndtri", "zero-ties"), ("rules:special.ndtri[[]3x4]", "zero-ties"))
+       for t in ("jvp", "grad", "hessian")},
+    "scipy.special.gamma::float32::*": "jax's float32 gamma is exp(lgamma): 1e-5 off at 30 (29! = "
+                                       "8.8417620e30, jax 8.8419e30); xgrad's is scipy's, rounded "
+                                       "once; tests/test_special_edges.py::"
+                                       "test_gamma_float32_is_correctly_rounded",
+    **{p: "jax's reverse-mode d/dy at (+-1e308, +-1e308) is +-0: XLA flushes the subnormal g / y "
+          "before the product with x; xgrad's is x / y = +-1, as jax's own forward mode; "
+          "tests/test_special_edges.py::test_x_over_y_derivatives_at_huge_arguments"
+       for p in ("scipy.special.xlogy::edges::grad", "scipy.special.xlog1py::edges::grad",
+                 "scipy.special.rel_entr::edges::grad", "rules:special.xlogy[[]*::extreme::grad",
+                 "rules:special.xlog1py[[]*::extreme::grad",
+                 "rules:special.rel_entr[[]*::extreme::grad")},
     "rules:hypot*::extreme::*": "jax's hypot derivative loses the scale at 1e308 and 1e-300 "
                                 "(1.06 and -inf where x / hypot(x, y) is 0.7071); xgrad's is "
                                 "x / hypot(x, y)",
@@ -661,49 +718,7 @@ KNOWN = {
     "rules:setitem[1:3,:]::int::jit": "numpy: output 0: dtype float64 vs jax int64",
     "rules:setitem[1:3,:]::int::value": "numpy: output 0: dtype float64 vs jax int64",
     "rules:setitem[1:3,:]::int::vmap": "numpy: output 0: dtype float64 vs jax int64",
-    "rules:special.digamma[3x4]::nonfinite::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.digamma[3x4]::nonfinite::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.digamma[3x4]::zero-ties::jit": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.digamma[3x4]::zero-ties::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.digamma[3x4]::zero-ties::value": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.digamma[3x4]::zero-ties::vmap": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.entr[3x4]::extreme::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.entr[3x4]::nonfinite::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.entr[3x4]::zero-ties::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.gamma[3x4]::zero-ties::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.gamma[3x4]::zero-ties::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.gammaln[3x4]::nonfinite::jit": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.gammaln[3x4]::nonfinite::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.gammaln[3x4]::nonfinite::value": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.gammaln[3x4]::nonfinite::vmap": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.gammaln[3x4]::zero-ties::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.gammaln[3x4]::zero-ties::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.i0[3x4]::extreme::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.i0[3x4]::extreme::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.i0[3x4]::zero-ties::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12 | Mismatched elements: 5 / 12 (41.7%) | Mismatch at indices: | Max absolute difference among violations:",
-    "rules:special.i0[3x4]::zero-ties::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12 | Mismatched elements: 5 / 12 (41.7%) | Mismatch at indices: | Max absolute difference among violations:",
     "rules:special.logsumexp[axis=None]::empty::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.ndtri[3x4]::zero-ties::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.ndtri[3x4]::zero-ties::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.polygamma[n=0]::nonfinite::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.polygamma[n=0]::nonfinite::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.polygamma[n=0]::zero-ties::jit": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.polygamma[n=0]::zero-ties::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.polygamma[n=0]::zero-ties::value": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.polygamma[n=0]::zero-ties::vmap": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.rel_entr[0-3x4]::extreme::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.rel_entr[0-3x4]::extreme::jit": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.rel_entr[0-3x4]::extreme::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.rel_entr[0-3x4]::extreme::value": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.rel_entr[0-3x4]::extreme::vmap": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.rel_entr[0-3x4]::nonfinite::jit": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.rel_entr[0-3x4]::nonfinite::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.rel_entr[0-3x4]::nonfinite::value": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.rel_entr[0-3x4]::nonfinite::vmap": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.xlog1py[0-3x4]::extreme::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12 | Mismatched elements: 4 / 12 (33.3%) | Mismatch at indices: | Max absolute difference among violations:",
-    "rules:special.xlogy[0-3x4]::extreme::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12 | Mismatched elements: 4 / 12 (33.3%) | Mismatch at indices: | Max absolute difference among violations:",
-    "rules:special.xlogy[0-3x4]::zero-ties::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "rules:special.xlogy[0-3x4]::zero-ties::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
     "rules:std[all]::empty::jvp": "stats: Not equal to tolerance rtol=1e-09, atol=1e-12",
     "rules:std[all]::extreme::grad": "stats: Not equal to tolerance rtol=1e-09, atol=1e-12",
     "rules:std[all]::extreme::jvp": "stats: Not equal to tolerance rtol=1e-09, atol=1e-12",
@@ -949,34 +964,12 @@ KNOWN = {
     "scipy.special.digamma::bool::jit": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
     "scipy.special.digamma::bool::value": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
     "scipy.special.digamma::bool::vmap": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.digamma::edges::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.digamma::edges::hessian": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.digamma::edges::jit": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.digamma::edges::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.digamma::edges::value": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.digamma::edges::vmap": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.digamma::float32::grad": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.digamma::float32::hessian": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.digamma::float32::jit": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.digamma::float32::jvp": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.digamma::float32::value": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.digamma::float32::vmap": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
     "scipy.special.digamma::int32::jit": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
     "scipy.special.digamma::int32::value": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
     "scipy.special.digamma::int32::vmap": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.digamma::nonfinite::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.digamma::nonfinite::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.digamma::zero-ties::jit": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.digamma::zero-ties::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.digamma::zero-ties::value": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.digamma::zero-ties::vmap": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
     "scipy.special.entr::bool::jit": "special: output 0: dtype float64 vs jax float32",
     "scipy.special.entr::bool::value": "special: output 0: dtype float64 vs jax float32",
     "scipy.special.entr::bool::vmap": "special: output 0: dtype float64 vs jax float32",
-    "scipy.special.entr::edges::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.entr::float32::grad": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.entr::nonfinite::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.entr::zero-ties::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
     "scipy.special.erf::bool::jit": "special: output 0: dtype float64 vs jax float32",
     "scipy.special.erf::bool::value": "special: output 0: dtype float64 vs jax float32",
     "scipy.special.erf::bool::vmap": "special: output 0: dtype float64 vs jax float32",
@@ -1016,17 +1009,6 @@ KNOWN = {
     "scipy.special.gamma::bool::jit": "special: output 0: dtype float64 vs jax float32",
     "scipy.special.gamma::bool::value": "special: output 0: dtype float64 vs jax float32",
     "scipy.special.gamma::bool::vmap": "special: output 0: dtype float64 vs jax float32",
-    "scipy.special.gamma::edges::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.gamma::edges::hessian": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.gamma::edges::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.gamma::float32::grad": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.gamma::float32::hessian": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.gamma::float32::jit": "special: Not equal to tolerance rtol=4e-06, atol=1e-06 | Mismatched elements: 1 / 18 (5.56%) | Mismatch at index: | Max absolute difference among violations: 9",
-    "scipy.special.gamma::float32::jvp": "special: Not equal to tolerance rtol=4e-06, atol=1e-06 | Mismatched elements: 1 / 18 (5.56%) | Mismatch at index: | Max absolute difference among violations: 9",
-    "scipy.special.gamma::float32::value": "special: Not equal to tolerance rtol=4e-06, atol=1e-06 | Mismatched elements: 1 / 18 (5.56%) | Mismatch at index: | Max absolute difference among violations: 9",
-    "scipy.special.gamma::float32::vmap": "special: Not equal to tolerance rtol=4e-06, atol=1e-06 | Mismatched elements: 1 / 18 (5.56%) | Mismatch at index: | Max absolute difference among violations: 9",
-    "scipy.special.gamma::zero-ties::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.gamma::zero-ties::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
     "scipy.special.gammainc-x::nonfinite::jit": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
     "scipy.special.gammainc-x::nonfinite::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
     "scipy.special.gammainc-x::nonfinite::value": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
@@ -1042,22 +1024,6 @@ KNOWN = {
     "scipy.special.gammaln::bool::jit": "special: output 0: dtype float64 vs jax float32",
     "scipy.special.gammaln::bool::value": "special: output 0: dtype float64 vs jax float32",
     "scipy.special.gammaln::bool::vmap": "special: output 0: dtype float64 vs jax float32",
-    "scipy.special.gammaln::edges::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.gammaln::edges::hessian": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.gammaln::edges::jit": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.gammaln::edges::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.gammaln::edges::value": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.gammaln::edges::vmap": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.gammaln::float32::grad": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.gammaln::float32::hessian": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.gammaln::float32::jit": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.gammaln::float32::jvp": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.gammaln::float32::value": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.gammaln::float32::vmap": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.gammaln::nonfinite::jit": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.gammaln::nonfinite::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.gammaln::nonfinite::value": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.gammaln::nonfinite::vmap": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
     "scipy.special.hyp1f1-x::nonfinite::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
     "scipy.special.hyp1f1-x::nonfinite::jit": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
     "scipy.special.hyp1f1-x::nonfinite::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
@@ -1066,19 +1032,9 @@ KNOWN = {
     "scipy.special.i0::bool::jit": "special: output 0: dtype float64 vs jax float32",
     "scipy.special.i0::bool::value": "special: output 0: dtype float64 vs jax float32",
     "scipy.special.i0::bool::vmap": "special: output 0: dtype float64 vs jax float32",
-    "scipy.special.i0::edges::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.i0::edges::hessian": "special: Not equal to tolerance rtol=1e-09, atol=1e-12 | Mismatched elements: 2 / 18 (11.1%) | Mismatch at indices: | Max absolute difference among violations:",
-    "scipy.special.i0::edges::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.i0::float32::grad": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.i0::float32::hessian": "special: Not equal to tolerance rtol=4e-06, atol=1e-06 | Mismatched elements: 5 / 18 (27.8%) | Mismatch at indices: | Max absolute difference among violations:",
-    "scipy.special.i0::float32::jvp": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
     "scipy.special.i1::bool::jit": "special: output 0: dtype float64 vs jax float32",
     "scipy.special.i1::bool::value": "special: output 0: dtype float64 vs jax float32",
     "scipy.special.i1::bool::vmap": "special: output 0: dtype float64 vs jax float32",
-    "scipy.special.i1::edges::hessian": "special: Not equal to tolerance rtol=1e-09, atol=1e-12 | Mismatched elements: 2 / 18 (11.1%) | Mismatch at indices: | Max absolute difference among violations:",
-    "scipy.special.i1::float32::hessian": "special: Not equal to tolerance rtol=4e-06, atol=1e-06 | Mismatched elements: 5 / 18 (27.8%) | Mismatch at indices: | Max absolute difference among violations:",
-    "scipy.special.i1e::nonfinite::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.i1e::nonfinite::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
     "scipy.special.log_ndtr::edges::hessian": "special: Not equal to tolerance rtol=1e-09, atol=1e-12 | Mismatched elements: 1 / 18 (5.56%) | Mismatch at index: | Max absolute difference among violations: 3",
     "scipy.special.log_ndtr::float32::hessian": "special: Not equal to tolerance rtol=4e-06, atol=1e-06 | Mismatched elements: 1 / 18 (5.56%) | Mismatch at index: | Max absolute difference among violations: 0",
     "scipy.special.logit::bool::jit": "special: output 0: dtype float64 vs jax float32",
@@ -1086,52 +1042,16 @@ KNOWN = {
     "scipy.special.logit::bool::vmap": "special: output 0: dtype float64 vs jax float32",
     "scipy.special.logsumexp::empty::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
     "scipy.special.multigammaln::nonfinite::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.multigammaln::nonfinite::jit": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
     "scipy.special.multigammaln::nonfinite::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.multigammaln::nonfinite::value": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.multigammaln::nonfinite::vmap": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.ndtr::edges::hessian": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.ndtri::edges::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.ndtri::edges::hessian": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.ndtri::edges::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.ndtri::float32::grad": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.ndtri::float32::hessian": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.ndtri::float32::jvp": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.ndtri::zero-ties::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.ndtri::zero-ties::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
     "scipy.special.rel_entr::bool::jit": "special: output 0: dtype float64 vs jax float32",
     "scipy.special.rel_entr::bool::value": "special: output 0: dtype float64 vs jax float32",
     "scipy.special.rel_entr::bool::vmap": "special: output 0: dtype float64 vs jax float32",
-    "scipy.special.rel_entr::edges::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.rel_entr::edges::hessian": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.rel_entr::edges::jit": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.rel_entr::edges::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.rel_entr::edges::value": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.rel_entr::edges::vmap": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.rel_entr::float32::hessian": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.rel_entr::float32::jit": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.rel_entr::float32::jvp": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.rel_entr::float32::value": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.rel_entr::float32::vmap": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
     "scipy.special.xlog1py::bool::jit": "special: output 0: dtype float64 vs jax float32",
     "scipy.special.xlog1py::bool::value": "special: output 0: dtype float64 vs jax float32",
     "scipy.special.xlog1py::bool::vmap": "special: output 0: dtype float64 vs jax float32",
-    "scipy.special.xlog1py::edges::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.xlog1py::edges::hessian": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.xlog1py::edges::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.xlog1py::float32::grad": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.xlog1py::float32::hessian": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.xlog1py::float32::jvp": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
     "scipy.special.xlogy::bool::jit": "special: output 0: dtype float64 vs jax float32",
     "scipy.special.xlogy::bool::value": "special: output 0: dtype float64 vs jax float32",
     "scipy.special.xlogy::bool::vmap": "special: output 0: dtype float64 vs jax float32",
-    "scipy.special.xlogy::edges::grad": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.xlogy::edges::hessian": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.xlogy::edges::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
-    "scipy.special.xlogy::float32::grad": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.xlogy::float32::hessian": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.xlogy::float32::jvp": "special: Not equal to tolerance rtol=4e-06, atol=1e-06",
-    "scipy.special.xlogy::zero-ties::jvp": "special: Not equal to tolerance rtol=1e-09, atol=1e-12",
     "scipy.stats.bernoulli-logpmf+pmf+cdf+ppf::nonfinite::grad": "stats: Not equal to tolerance rtol=1e-09, atol=1e-12",
     "scipy.stats.beta-logpdf+pdf+cdf+logcdf+sf+logsf::nonfinite::jvp": "stats: Not equal to tolerance rtol=1e-08, atol=1e-12",
     "scipy.stats.betabinom-logpmf+pmf::nonfinite::grad": "stats: Not equal to tolerance rtol=1e-05, atol=1e-12",

@@ -128,14 +128,24 @@ def _row(name, impl, **kw):
 
 
 # ----- error function and normal distribution -----
+def _gauss(x, c):
+    """exp(-c x^2), the constant 0 where |x| > 40 (where it is 0 in float64
+    already): its derivative at x = 1e308 is then 0, not 0 * inf."""
+    return xnp.where(xnp.abs(x) > 40.0, 0.0, xnp.exp(-c * xnp.square(x)))
+
+
+# NB: the second derivatives of erf, erfc and ndtr are 0 at |x| = 1e308 and
+# +-inf (JAX: nan for erf and erfc)
 _row("erf", _scipy_unary("erf"), domain=(-2.0, 2.0),
-     deriv=lambda ans, x: (2.0 / _SQRT_PI) * xnp.exp(-xnp.square(x)))
+     deriv=lambda ans, x: (2.0 / _SQRT_PI) * _gauss(x, 1.0))
 _row("erfc", _scipy_unary("erfc"), domain=(-2.0, 2.0),
-     deriv=lambda ans, x: (-2.0 / _SQRT_PI) * xnp.exp(-xnp.square(x)))
+     deriv=lambda ans, x: (-2.0 / _SQRT_PI) * _gauss(x, 1.0))
 _row("erfinv", _scipy_unary("erfinv"), domain=(-0.9, 0.9),
      deriv=lambda ans, x: (_SQRT_PI / 2.0) * xnp.exp(xnp.square(ans)))
 _row("ndtr", _scipy_unary("ndtr"), domain=(-3.0, 3.0),
-     deriv=lambda ans, x: xnp.exp(-0.5 * xnp.square(x)) / _SQRT_2PI)
+     deriv=lambda ans, x: _gauss(x, 0.5) / _SQRT_2PI)
+# NB: ndtri' = sqrt(2 pi) exp(ndtri^2 / 2) is +inf at p = 0 and 1, the limit
+# where ndtri is -+inf (JAX: 0)
 _row("ndtri", _scipy_unary("ndtri"), domain=(0.05, 0.95),
      deriv=lambda ans, x: _SQRT_2PI * xnp.exp(0.5 * xnp.square(ans)))
 # d log ndtr(x) = pdf(x) / ndtr(x), computed as exp(log pdf(x) - log ndtr(x)):
@@ -145,7 +155,21 @@ _row("log_ndtr", _scipy_unary("log_ndtr"), domain=(-3.0, 3.0),
      deriv=lambda ans, x: xnp.exp(xnp.subtract(-0.5 * xnp.square(x) - _LOG_SQRT_2PI, ans)))
 
 # ----- gamma family -----
-_row("gammaln", _scipy_unary("gammaln"), domain=(0.5, 4.0),
+# At the poles (0 and the negative integers) the values are the limits where
+# one exists: digamma(+-0) = -+inf (digamma ~ -1/x), as scipy gives and JAX
+# does not (nan), polygamma(n, .) the signed limit of its pole of order n + 1
+# (+inf for odd n on both sides, -+inf at +-0 for even n and nan at the
+# negative integers, where the two sides differ; scipy gives -inf there), and
+# polygamma(n >= 1, +inf) = 0 (JAX: nan). So the derivatives of gammaln,
+# digamma and gamma at 0 and +inf are limits too (NB: JAX gives nan there).
+def _gammaln_impl(xp, x):
+    # NB: gammaln(-inf) = +inf, as in JAX: every float below -2**52 is an
+    # integer, a pole (scipy gives -inf, the limit between the poles)
+    out = _out_dtype(xp, _special_fn(xp, "gammaln")(x), x)
+    return xp.where(x == -math.inf, math.inf, out)
+
+
+_row("gammaln", _gammaln_impl, domain=(0.5, 4.0),
      deriv=lambda ans, x: _special.digamma(x))
 _row("digamma", _scipy_unary("digamma"), domain=(0.5, 4.0),
      deriv=lambda ans, x: _special.polygamma(1, x))
@@ -154,7 +178,12 @@ _row("gamma", _scipy_unary("gamma"), domain=(0.5, 3.0),
 
 
 def _polygamma_impl(xp, n, x):
-    return _out_dtype(xp, _special_fn(xp, "polygamma")(n, x), x)
+    out = _out_dtype(xp, _special_fn(xp, "polygamma")(n, x), x)
+    # a pole of odd order (n even) at x = -k: -inf at +0, +inf at -0, nan at
+    # the negative integers and -inf (scipy: -inf at all of them)
+    pole = (n % 2 == 0) & (x <= 0) & (xp.floor(x) == x)
+    return xp.where(pole, xp.where(x == 0, xp.copysign(xp.full_like(out, math.inf), -x),
+                                   math.nan), out)
 
 
 def _polygamma_dx(ans, n, x):
@@ -167,13 +196,22 @@ _row("polygamma", _polygamma_impl, broadcast=True, nargs=2, nondiff=(0,),
 
 
 # ----- modified Bessel functions of the first kind -----
+_SMALL = 1e-30        # |x| below which i1(x) / x is 1/2 to the last digit (and a float32)
+
+
 def _i1_d(ans, x):
-    # i1' = i0 - i1 / x, whose limit at 0 is 1/2
-    zero = x == 0
-    return xnp.where(zero, 0.5, xnp.subtract(_special.i0(x),
-                                             xnp.divide(ans, xnp.where(zero, 1.0, x))))
+    # i1' = i0 - i1 / x: 1/2 for |x| < 1e-30 (the true 1/2 + 3 x^2 / 16,
+    # where i1(x) / x would lose its digits to subnormal rounding: 0 at
+    # x = 5e-324), and +inf where i0 overflows (not inf - inf)
+    small = xnp.abs(x) < _SMALL
+    i0 = _special.i0(x)
+    d = xnp.subtract(i0, xnp.divide(ans, xnp.where(small, 1.0, x)))
+    return xnp.where(small, 0.5, xnp.where(xnp.isinf(i0), i0, d))
 
 
+# NB: i0'(0) = i1(0) = 0, i0''(0) = 1/2 and i1''(0) = 0 (JAX: 1, 1.5 and 1,
+# from the kink of |x| in its exp(|x|) i0e(x)); +-inf where i1 overflows
+# (JAX: nan)
 _row("i0", _scipy_unary("i0"), domain=(-3.0, 3.0), deriv=lambda ans, x: _special.i1(x))
 _row("i1", _scipy_unary("i1"), domain=(-3.0, 3.0), deriv=_i1_d)
 
@@ -243,13 +281,19 @@ def _rel_entr_safe(x, y, ns):
 def _rel_entr_impl(xp, x, y):
     both, sx, sy = _rel_entr_safe(x, y, xp)
     zero = xp.logical_and(x == 0, y >= 0)
-    val = sx * xp.log(sx / sy)
+    # log(x / y) keeps its digits where x ~ y; log x - log y where x / y
+    # over- or underflows (rel_entr(1e-308, 1e308) is -1.6e-305, not -inf)
+    r = sx / sy
+    ok = (r > 1e-300) & (r < 1e300)
+    val = sx * xp.where(ok, xp.log(xp.where(ok, r, 1.0)), xp.log(sx) - xp.log(sy))
     return xp.where(both, val, xp.where(zero, xp.zeros_like(val), math.inf))
 
 
 def _rel_entr_dx(ans, x, y):
+    # log x - log y + 1 (not log(x / y) + 1: its own derivative is then
+    # 1/x - 1/y at every x, y > 0, with no inf / inf where x or y is huge)
     both, sx, sy = _rel_entr_safe(x, y, xnp)
-    return xnp.where(both, xnp.log(xnp.divide(sx, sy)) + 1.0, 0.0)
+    return xnp.where(both, xnp.log(sx) - xnp.log(sy) + 1.0, 0.0)
 
 
 def _rel_entr_dy(ans, x, y):
@@ -616,10 +660,11 @@ _row("i0e", _scipy_unary("i0e"), domain=(-3.0, 3.0),
 
 
 def _i1e_d(ans, x):
-    # i1e' = i0e - i1e (sign(x) + 1/x), whose limit at 0 is 1/2
-    zero = x == 0
-    return xnp.where(zero, 0.5, _special.i0e(x) - xnp.multiply(
-        ans, xnp.sign(x) + xnp.reciprocal(xnp.where(zero, 1.0, x))))
+    # i1e' = i0e - i1e (sign(x) + 1/x), whose limit at 0 is 1/2 (1/2 for
+    # |x| < 1e-30, as i1')
+    small = xnp.abs(x) < _SMALL
+    return xnp.where(small, 0.5, _special.i0e(x) - xnp.multiply(
+        ans, xnp.sign(x) + xnp.reciprocal(xnp.where(small, 1.0, x))))
 
 
 _row("i1e", _scipy_unary("i1e"), domain=(-3.0, 3.0), deriv=_i1e_d)
