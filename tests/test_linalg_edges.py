@@ -162,6 +162,37 @@ def test_complex_det_hessian_vector_product_matches_jax_at_a_singular_matrix(jax
     np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), atol=1e-12)
 
 
+_EXTREME_2X2 = np.stack([
+    np.array([[1e308, 1e308], [1e308, 1e308]]),      # singular values overflow: 2e308
+    np.array([[1e308, 1e308], [1e308, 1.5]]),        # a cofactor of 1.5 beside 1e308
+    np.array([[1e308, -1e308], [1e308, 1e308]]),
+    np.array([[0.0, 2.2250738585072014e-308], [5e-324, -2.0]]),
+])
+
+
+def test_det_derivatives_are_the_closed_form_cofactors_of_extreme_2x2_matrices(jax):
+    """grad det of [[a, b], [c, d]] is [[d, -c], [-b, a]], exactly, also where
+    the SVD's singular values overflow or swamp a small cofactor (+-inf,
+    NaN or eps * 1e308 from the SVD route); its Hessian is constant."""
+    import jax.numpy as jnp
+    a = _EXTREME_2X2
+    want = np.stack([a[:, 1, 1], -a[:, 1, 0], -a[:, 0, 1], a[:, 0, 0]], -1).reshape(a.shape)
+    g = np.asarray(xgrad.vmap(xgrad.grad(xnp.linalg.det))(a))
+    np.testing.assert_array_equal(g, want)
+    # (jax on the CPU flushes the subnormal cofactor to 0)
+    np.testing.assert_allclose(g, np.asarray(jax.vmap(jax.grad(jnp.linalg.det))(a)),
+                               rtol=1e-15, atol=1e-300)
+    for m, w in zip(a, want):
+        np.testing.assert_array_equal(np.asarray(xgrad.grad(xnp.linalg.det)(m)), w)
+        h = np.asarray(xgrad.hessian(xnp.linalg.det)(m))
+        np.testing.assert_allclose(h, np.asarray(jax.hessian(jnp.linalg.det)(m)), atol=1e-300)
+        assert np.count_nonzero(h) == 4
+    z = a[1] + 1j * a[3]                             # complex: the same closed form
+    for t, w in (([[0, 0], [0, 1j]], 1j * z[0, 0]), ([[0, 1], [0, 0]], -z[1, 0])):
+        gz = xgrad.jvp(xnp.linalg.det, (z,), (np.array(t, dtype=complex),))[1]
+        assert gz == w
+
+
 # ----- solve, inv, cholesky at singular matrices: jax's inf/nan, not an error -----
 
 _SINGULAR_BATCH = np.stack([np.eye(3), np.diag([1.0, 0.0, 2.0]), np.zeros((3, 3))])

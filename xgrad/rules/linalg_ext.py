@@ -339,10 +339,24 @@ inv_p = defprim(
 
 # ----- determinants -----
 
+def _adjugate_2x2(xp, a):
+    """adj of 1x1 and 2x2 matrices in closed form, [[1]] and [[d, -b], [-c,
+    a]]: exact, also where the SVD's singular values overflow (entries near
+    1e308 give +-inf, or NaN from inf * 0) or lose a small cofactor next to
+    a huge one (adj([[1e308, 1e308], [1e308, 1.5]])[0, 0] is 1.5, not
+    eps * 1e308); linear in ``a`` for 2x2, so it is also d adj[a]."""
+    if a.shape[-1] == 1:
+        return xp.ones_like(a)
+    p, q, r, s = a[..., 0, 0], a[..., 0, 1], a[..., 1, 0], a[..., 1, 1]
+    return xp.stack([xp.stack([s, -q], axis=-1), xp.stack([-r, p], axis=-1)], axis=-2)
+
+
 def _adjugate_impl(xp, a):
     """adj(A) = det(U) det(V) V diag(prod_{j != i} s_j) U^T from the SVD
     A = U diag(s) V^T: finite (and exact) at singular matrices too, where
-    det(A) A^-1 is not."""
+    det(A) A^-1 is not. (1x1 and 2x2: ``_adjugate_2x2``.)"""
+    if a.shape[-1] in (1, 2):
+        return _adjugate_2x2(xp, a)
     u, s, vh = xp.linalg.svd(a, full_matrices=False)
     n = s.shape[-1]
     eye = xp.eye(n, dtype=xp.bool, device=_dev(a))
@@ -374,7 +388,11 @@ def _adjugate_dot_impl(xp, a, e):
     """d adj(A)[E], finite everywhere (adj is a polynomial): with A = U S V^H
     and E' = U^H E V, d adj(A)[E] = det(U) det(V^H) V Y U^H where Y, the
     derivative of adj at the diagonal S, is -E'_ij prod_{k != i,j} s_k off
-    the diagonal and sum_{k != i} E'_kk prod_{l != i,k} s_l on it."""
+    the diagonal and sum_{k != i} E'_kk prod_{l != i,k} s_l on it.
+    (1x1: 0; 2x2: adj(E), adj being linear there.)"""
+    if a.shape[-1] in (1, 2):
+        e = xp.broadcast_to(e, tuple(xp.broadcast_arrays(a, e)[0].shape))
+        return xp.zeros_like(e) if a.shape[-1] == 1 else _adjugate_2x2(xp, e)
     u, s, vh = xp.linalg.svd(a, full_matrices=False)
     n = s.shape[-1]
     dev = _dev(a)
