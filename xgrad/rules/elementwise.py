@@ -301,13 +301,22 @@ defprim("logaddexp", lambda xp, x, y: xp.logaddexp(x, y), broadcast=True, nargs=
         domain=(-3.0, 3.0))
 
 
+def _weak_divisor(xp, x, y):
+    """A Python scalar divisor as an array of the dividend's dtype (a weak
+    scalar: ``int32 // 2`` stays int32, where a 0-d int64 array would
+    promote it)."""
+    if type(y) not in _SCALARS:
+        return y
+    return xp.asarray(y) if type(x) in _SCALARS else xp.asarray(y, dtype=x.dtype)
+
+
 def _remainder_impl(xp, x, y):
     if not _int_operands(x, y):
         return xp.remainder(x, y)
     # integers: x % 0 is 0, as JAX's x % 1 there (torch raises); two booleans
     # give int32
     x, y = _bools_as_int32(xp, x, y) or (x, y)
-    y = xp.asarray(y) if type(y) in _SCALARS else y
+    y = _weak_divisor(xp, x, y)
     return xp.remainder(x, xp.where(y == 0, xp.ones_like(y), y))
 
 
@@ -339,7 +348,7 @@ def _floor_divide_impl(xp, x, y):
     # the largest value for unsigned integers (numpy: 0; torch raises); two
     # booleans give int32
     x, y = _bools_as_int32(xp, x, y) or (x, y)
-    y = xp.asarray(y) if type(y) in _SCALARS else y
+    y = _weak_divisor(xp, x, y)
     zero = y == 0
     out = xp.floor_divide(x, xp.where(zero, xp.ones_like(y), y))
     if xp.iinfo(out.dtype).min == 0:
