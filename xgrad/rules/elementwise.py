@@ -44,10 +44,17 @@ def _log(x):
 
 
 def _int_operands(x, y):
-    """Whether a binary op of ``x`` and ``y`` is one of integers (or booleans)."""
-    return not (type(x) in (float, complex) or type(y) in (float, complex)
-                or type(x) not in _SCALARS and is_inexact(x.dtype)
-                or type(y) not in _SCALARS and is_inexact(y.dtype))
+    """Whether a binary op of ``x`` and ``y`` is one of integers (or booleans)
+    (a float operand answers at its first look: numpy's ``dtype.kind``)."""
+    return not (_float_operand(x) or _float_operand(y))
+
+
+def _float_operand(a):
+    t = type(a)
+    if t in _SCALARS:
+        return t is float or t is complex
+    kind = getattr(a.dtype, "kind", None)
+    return kind in ("f", "c") if kind is not None else is_inexact(a.dtype)
 
 
 def _bools_as_int32(xp, x, y):
