@@ -2,9 +2,11 @@
 
 Every function is run at the edges of its domain and compared with jax
 (x64), value for value, NaN for NaN (at the same positions) and dtype for
-dtype (an int32 input of a function of floats gives float64 where jax gives
-float32: numpy's promotion, compared with jax's float64 digits, see
-``_promoted``), under each transform that applies: ``value`` (eager), ``jit``,
+dtype (a boolean or 8- or 16-bit integer input of a function of floats gives
+float32, as in jax; an int32 input gives float64 where jax gives float32:
+numpy's promotion, exact for every int32, compared with jax's float64 digits,
+see ``_promoted`` and ``xgrad.rules.elementwise.float_dtype``), under each
+transform that applies: ``value`` (eager), ``jit``,
 ``vmap``, ``jvp``, ``grad`` (a VJP with a cotangent of ones: for an
 elementwise function, the diagonal of the Jacobian) and ``hessian``
 (forward over reverse: the JVP, along ones, of that VJP).

@@ -189,3 +189,117 @@ def test_constructors_from_bytes_strings_iterables(jax):
                                   np.fromiter((i * i for i in range(4)), float))
     with pytest.raises(TypeError, match="frombuffer: dtype"):
         xnp.frombuffer(buf, dtype=object())
+
+
+# ----- functions of floats: the float dtype of integer and boolean inputs -----
+# booleans and 8- and 16-bit integers compute in float32 (jax's dtype; numpy's
+# float16 rounds sin(True) to 0.8413), 32- and 64-bit integers in float64
+# (numpy's; jax's float32 rounds int32 above 2**24)
+
+_UNARY_FLOATS = ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
+                 "acosh", "atanh", "exp", "expm1", "log", "log1p", "log2", "log10", "sqrt",
+                 "reciprocal", "cbrt", "exp2", "deg2rad", "rad2deg", "sinc", "special.erf",
+                 "special.erfc", "special.gammaln", "special.expit", "special.logit",
+                 "special.i0", "special.entr"]
+_BINARY_FLOATS = ["divide", "atan2", "hypot", "logaddexp", "copysign", "nextafter",
+                  "logaddexp2", "float_power", "special.xlogy", "special.rel_entr"]
+_NARROW = ["bool", "int8", "uint8", "int16", "uint16"]
+_WIDE = ["int32", "uint32", "int64"]
+_INT_VALUES = [0, 1, 3, 2, 1, 0, 7, 100]
+# numpy's and jax's float32 sin, exp2, lgamma, ... differ by an ulp or two (and
+# by 5e-7 absolute near a zero: gammaln(1), sinc(1) in float32)
+_TOL = {np.float32: dict(rtol=4e-6, atol=1e-6), np.float64: dict(rtol=1e-13, atol=1e-15)}
+
+
+def _fn(mod, name):
+    for part in name.split("."):
+        mod = getattr(mod, part)
+    return mod
+
+
+def _int_args(name, dtype):
+    x = np.array(_INT_VALUES, dtype=dtype) if dtype != "bool" else np.array(_INT_VALUES) % 2 == 1
+    return (x, x[::-1].copy()) if name in _BINARY_FLOATS else (x,)
+
+
+@pytest.mark.parametrize("dtype", _NARROW + _WIDE)
+@pytest.mark.parametrize("name", _UNARY_FLOATS + _BINARY_FLOATS)
+def test_functions_of_floats_give_integers_the_float_dtype(name, dtype):
+    """The value (to the float dtype's rounding of the float64 computation),
+    and the same dtype and digits under jit (numpy called directly, or the
+    impl where numpy's dtype differs) and vmap."""
+    f = _fn(xnp, name)
+    args = _int_args(name, dtype)
+    want_dt = np.float32 if dtype in _NARROW else np.float64
+    with np.errstate(all="ignore"):
+        out = f(*args)
+        ref = np.asarray(f(*(a.astype(np.float64) for a in args))).astype(want_dt)
+        assert out.dtype == want_dt
+        np.testing.assert_allclose(out, ref, **_TOL[want_dt])
+        for got in (xgrad.jit(f)(*args), xgrad.vmap(f)(*args)):
+            assert got.dtype == want_dt
+            np.testing.assert_array_equal(got, out)
+
+
+@pytest.mark.parametrize("dtype", _NARROW + ["int32"])
+@pytest.mark.parametrize("name", _UNARY_FLOATS + _BINARY_FLOATS)
+def test_functions_of_floats_on_integers_match_jax(name, dtype, jax):
+    """jax's dtype and digits for booleans and narrow integers; for int32,
+    jax's float64 digits (its own answer is float32)."""
+    args = _int_args(name, dtype)
+    jargs = [jax.numpy.asarray(a if dtype != "int32" else a.astype(np.float64)) for a in args]
+    jname = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
+             "acosh": "arccosh", "atanh": "arctanh", "atan2": "arctan2"}.get(name, name)
+    jmod = jax.scipy if name.startswith("special.") else jax.numpy
+    want = np.asarray(_fn(jmod, jname)(*jargs))
+    with np.errstate(all="ignore"):
+        out = _fn(xnp, name)(*args)
+    assert out.dtype == want.dtype
+    np.testing.assert_allclose(out, want, **_TOL[want.dtype.type])
+
+
+def test_functions_of_floats_on_booleans_and_scalars(jax):
+    jnp = jax.numpy
+    b = np.array([True, False])
+    assert xnp.sin(b)[0] == np.sin(np.float32(1.0))         # not float16's 0.8413
+    assert abs(float(xnp.sin(b)[0]) - 0.8414709848078965) < 1e-7
+    # Python scalars: a boolean alone is float32, an int beside a boolean array is
+    # the default integer (float64), float16 stays float16
+    i8, h = np.array([1, 2], np.int8), np.array([1.5, 2.5], np.float16)
+    for f, args in [(xnp.sin, (True,)), (xnp.divide, (True, False)), (xnp.divide, (b, 2)),
+                    (xnp.divide, (i8, 2)), (xnp.atan2, (b, 2)), (xnp.atan2, (i8, 3)),
+                    (xnp.atan2, (b, h)), (xnp.atan2, (i8, h)), (xnp.sin, (h,)),
+                    (xnp.divide, (b, 2.0))]:
+        with np.errstate(all="ignore"):
+            got = np.asarray(f(*args))
+            want = np.asarray(getattr(jnp, {"atan2": "arctan2"}.get(f.__name__, f.__name__))(
+                *[jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in args]))
+        assert got.dtype == want.dtype, (f.__name__, args)
+        np.testing.assert_allclose(got, want, rtol=1e-3 if want.dtype == np.float16 else 4e-6)
+    # the square of a boolean is int32 (numpy's: int8); of an int8, int8
+    for x in (b, i8):
+        want = jnp.square(jnp.asarray(x))
+        for got in (xnp.square(x), xgrad.jit(xnp.square)(x), xgrad.vmap(xnp.square)(x)):
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+
+
+def test_integer_arguments_under_derivatives_keep_the_float_dtype(jax):
+    """An integer or boolean argument that is not differentiated computes in
+    the same dtype under jvp and grad as in the value (the float32 of
+    sin(True) times a float64 weight: float64 digits of float32's sine, an
+    ulp of float32 from jax's)."""
+    jnp = jax.numpy
+    w = np.array([0.5, -1.5, 2.0])
+    for n in (np.array([True, False, True]), np.array([1, 3, 100], np.int8)):
+        def f(ns, w):
+            return ns.sum(w * ns.sin(n) + ns.divide(w, n + 1) + ns.arctan2(n, w))
+        g = xgrad.grad(lambda w: f(xnp, w))(w)
+        jg = jax.grad(lambda w: f(jnp, w))(jnp.asarray(w))
+        np.testing.assert_allclose(g, jg, rtol=4e-7)
+        t = xgrad.jvp(lambda w: f(xnp, w), (w,), (np.ones(3),))[1]
+        jt = jax.jvp(lambda w: f(jnp, w), (jnp.asarray(w),), (jnp.ones(3),))[1]
+        np.testing.assert_allclose(t, jt, rtol=4e-7)
+        h = xgrad.hessian(lambda w: f(xnp, w) * xnp.sum(w * xnp.sqrt(n)))(w)
+        jh = jax.hessian(lambda w: f(jnp, w) * jnp.sum(w * jnp.sqrt(n)))(jnp.asarray(w))
+        np.testing.assert_allclose(h, jh, rtol=4e-7)

@@ -23,6 +23,7 @@ from ..backends import (SCALAR_TYPES as _SCALAR_TYPES, backend_of as _backend_of
                         dtype_in as _dtype_in, is_complex as _is_complex,
                         is_inexact as _is_inexact)
 from .. import numpy as _xnp
+from ..rules.elementwise import float_dtype as _float_dtype
 from . import special as _special
 
 __all__ = ["angle", "around", "rint", "cbrt", "deg2rad", "degrees", "rad2deg", "radians",
@@ -56,12 +57,14 @@ def _is_int(x):
 
 def _float(x):
     """``x`` with an inexact dtype (integer and boolean arrays become the
-    default float, float64; Python numbers become floats)."""
+    float dtype of the functions of floats, ``float_dtype``: float32 for
+    booleans and 8- and 16-bit integers, as in JAX, float64 for wider ones;
+    Python numbers become floats)."""
     if type(x) in _SCALAR_TYPES:
         return x if isinstance(x, (float, complex)) else float(x)
     if _is_inexact(x.dtype):
         return x
-    return _xnp.astype(x, _dtype_in(_backend_of(x), "float64"))
+    return _xnp.astype(x, _float_dtype(_backend_of(x), x.dtype))
 
 
 def _float_arr(x):

@@ -9,9 +9,10 @@ written here. Functions with no array API formula
 ``cupyx.scipy.special`` on cupy, and reach other CPU backends through
 DLPack; scipy is imported on first use, never by ``import xgrad``.
 
-Integer and boolean inputs are promoted to the default float dtype
-(float64), as in JAX; a Python scalar next to an array takes that array's
-dtype.
+Integer and boolean inputs are promoted as by the elementwise functions of
+floats (``sin``): booleans and 8- and 16-bit integers to float32, as in JAX,
+wider integers to float64; a Python scalar next to an array takes that
+array's dtype.
 
 >>> import xgrad, xgrad.numpy as xnp
 >>> float(xgrad.grad(xnp.special.gammaln)(3.0))   # digamma(3) = 1.5 - euler_gamma
@@ -23,9 +24,9 @@ from fractions import Fraction as _Fraction
 
 from ..core import RULES as _RULES, bind as _bind
 from ..backends import (SCALAR_TYPES as _SCALAR_TYPES, backend_of as _backend_of,
-                        default_namespace as _default_ns, dtype_in as _dtype_in,
-                        is_inexact as _is_inexact)
+                        default_namespace as _default_ns, is_inexact as _is_inexact)
 from ..rules import special as _rules  # noqa: F401  (registers the rows)
+from ..rules.elementwise import float_dtype as _float_dtype
 from .. import numpy as _xnp
 
 __all__ = ["erf", "erfc", "erfcx", "erfinv", "ndtr", "ndtri", "log_ndtr", "gammaln", "digamma",
@@ -38,14 +39,16 @@ __all__ = ["erf", "erfc", "erfcx", "erfinv", "ndtr", "ndtri", "log_ndtr", "gamma
 
 
 def _float(x):
-    """``x`` with an inexact dtype: integer/bool arrays become float64 of
-    their backend, Python ints become floats."""
+    """``x`` with an inexact dtype: integer/bool arrays become the float
+    dtype of the elementwise functions of floats (``float_dtype``: float32
+    for booleans and 8- and 16-bit integers, float64 for wider ones), Python
+    ints become floats."""
     t = type(x)
     if t in _SCALAR_TYPES:
         return float(x) if t is not complex else x
     if _is_inexact(x.dtype):
         return x
-    return _xnp.astype(x, _dtype_in(_backend_of(x), "float64"))
+    return _xnp.astype(x, _float_dtype(_backend_of(x), x.dtype))
 
 
 def _float2(x, y):

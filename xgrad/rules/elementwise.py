@@ -9,6 +9,14 @@ choice makes ``copysign``'s d/dx 0 at x = 0 and ``hypot``'s gradient 0 at the
 origin (JAX: 0.5 per argument, from its max/min formula).
 Binary primitives broadcast; the engine sums cotangents back to each input.
 
+A function of floats (``sin``, ``divide``, ``atan2``, ...) computes an
+integer or boolean input in ``float_dtype``'s dtype: float32 for booleans and
+8- and 16-bit integers (JAX's; numpy's float16 would round ``sin(True)`` to
+0.8413), float64 for 32- and 64-bit integers (numpy's; NB: JAX's float32 for
+int32 rounds the integers above 2**24). Its impl checks the result's dtype
+only (``_F16``, and ``_F64`` for ``divide``), so a float input costs one
+attribute read; the rare result goes through ``_again``.
+
 Every row here is of the elementwise family (``defprim`` below is the
 table's with ``family="elementwise"``, which also gives the rows their
 batching rule) and, unless it says ``export=False``, is exported by
@@ -22,7 +30,8 @@ import math
 from . import defprim as _defprim
 from .. import core as _core
 from .. import numpy as xnp
-from ..backends import is_complex, is_inexact, type_namespaces as _type_namespaces
+from ..backends import (backend_of, default_namespace, is_complex, is_inexact,
+                        type_namespaces as _type_namespaces)
 
 defprim = functools.partial(_defprim, family="elementwise", export=True)
 
@@ -66,18 +75,72 @@ def _bools_as_int32(xp, x, y):
     return None
 
 
+# ----- functions of floats: the dtype of an integer or boolean input -----
+_NS = default_namespace()
+# the result dtypes numpy gives integer and boolean inputs where the rule
+# differs (numpy's dtypes are singletons: ``is`` compares them)
+_F16 = _NS.asarray(0.0, dtype=_NS.float16).dtype
+_F64 = _NS.asarray(0.0, dtype=_NS.float64).dtype
+_I8 = _NS.asarray(0, dtype=_NS.int8).dtype
+
+
+def float_dtype(xp, dtype):
+    """The floating dtype a function of floats computes an integer or
+    boolean ``dtype`` in: float32 for booleans and integers of 8 and 16 bits
+    (JAX's; every such value is exact in float32), float64 for 32 and 64 bits
+    (numpy's; int32 is not exact in float32)."""
+    if dtype == xp.bool or xp.iinfo(dtype).bits <= 16:
+        return xp.float32
+    return xp.float64
+
+
+def _again(xp, out, fn, *args):
+    """``fn(*args)`` in ``float_dtype``'s dtype, where numpy computed ``out``
+    in another one (float16 or float64 for integers and booleans): ``out``
+    itself where an argument is inexact (float16 stays float16; a Python
+    float is numpy's default float), else ``fn`` of the integer and boolean
+    arrays cast (or of the Python scalars, where there is no array)."""
+    arrays = [a for a in args if type(a) not in _SCALARS]
+    if any(type(a) in (float, complex) for a in args) or any(is_inexact(a.dtype) for a in arrays):
+        return out
+    ints = any(type(a) is int for a in args)
+    if arrays:
+        dt = xp.result_type(*arrays) if len(arrays) > 1 else arrays[0].dtype
+        # a Python int beside booleans is the default integer (int64)
+        dt = xp.float64 if ints and dt == xp.bool else float_dtype(xp, dt)
+        if dt == out.dtype:
+            return out
+        return fn(*(a if type(a) in _SCALARS else xp.astype(a, dt) for a in args))
+    dt = xp.float64 if ints else xp.float32
+    return fn(*(xp.asarray(a, dtype=dt) for a in args))
+
+
+def _as_float(x):
+    """An integer or boolean array ``x`` in ``float_dtype``'s dtype (for a
+    rule body whose integer arithmetic could overflow), anything else as it
+    is."""
+    if type(x) in _SCALARS or is_inexact(x.dtype):
+        return x
+    return xnp.astype(x, float_dtype(backend_of(x), x.dtype))
+
+
 # ----- unary elementwise: smooth -----
-defprim("sin", lambda xp, x: xp.sin(x), deriv=lambda ans, x: xnp.cos(x), domain=(-3.0, 3.0))
-defprim("cos", lambda xp, x: xp.cos(x), deriv=lambda ans, x: -xnp.sin(x), domain=(-3.0, 3.0))
-defprim("tan", lambda xp, x: xp.tan(x), deriv=lambda ans, x: 1.0 + xnp.square(ans), domain=(-1.2, 1.2))
-defprim("asin", lambda xp, x: xp.asin(x),
+defprim("sin", lambda xp, x: o if (o := xp.sin(x)).dtype is not _F16 else _again(xp, o, xp.sin, x),
+        deriv=lambda ans, x: xnp.cos(x), domain=(-3.0, 3.0))
+defprim("cos", lambda xp, x: o if (o := xp.cos(x)).dtype is not _F16 else _again(xp, o, xp.cos, x),
+        deriv=lambda ans, x: -xnp.sin(x), domain=(-3.0, 3.0))
+defprim("tan", lambda xp, x: o if (o := xp.tan(x)).dtype is not _F16 else _again(xp, o, xp.tan, x),
+        deriv=lambda ans, x: 1.0 + xnp.square(ans), domain=(-1.2, 1.2))
+defprim("asin", lambda xp, x: o if (o := xp.asin(x)).dtype is not _F16 else _again(xp, o, xp.asin, x),
         deriv=lambda ans, x: xnp.reciprocal(xnp.sqrt(1.0 - xnp.square(x))), domain=(-0.9, 0.9))
-defprim("acos", lambda xp, x: xp.acos(x),
+defprim("acos", lambda xp, x: o if (o := xp.acos(x)).dtype is not _F16 else _again(xp, o, xp.acos, x),
         deriv=lambda ans, x: -xnp.reciprocal(xnp.sqrt(1.0 - xnp.square(x))), domain=(-0.9, 0.9))
-defprim("atan", lambda xp, x: xp.atan(x),
+defprim("atan", lambda xp, x: o if (o := xp.atan(x)).dtype is not _F16 else _again(xp, o, xp.atan, x),
         deriv=lambda ans, x: xnp.reciprocal(1.0 + xnp.square(x)), domain=(-3.0, 3.0))
-defprim("sinh", lambda xp, x: xp.sinh(x), deriv=lambda ans, x: xnp.cosh(x), domain=(-2.0, 2.0))
-defprim("cosh", lambda xp, x: xp.cosh(x), deriv=lambda ans, x: xnp.sinh(x), domain=(-2.0, 2.0))
+defprim("sinh", lambda xp, x: o if (o := xp.sinh(x)).dtype is not _F16 else _again(xp, o, xp.sinh, x),
+        deriv=lambda ans, x: xnp.cosh(x), domain=(-2.0, 2.0))
+defprim("cosh", lambda xp, x: o if (o := xp.cosh(x)).dtype is not _F16 else _again(xp, o, xp.cosh, x),
+        deriv=lambda ans, x: xnp.sinh(x), domain=(-2.0, 2.0))
 # tanh' = 1 - tanh^2 is a primitive of the value (PyTorch's tanh_backward): one
 # op, and its own derivative -2 a is one product, where 1 - square(a) costs a
 # square, a subtraction and a negated tangent at every order above the first
@@ -98,38 +161,42 @@ def _tanh_d(ans, x):
     return _tanh_deriv.bind(ans)
 
 
-defprim("tanh", lambda xp, x: xp.tanh(x), deriv=_tanh_d,
-        domain=(-2.0, 2.0))
-defprim("asinh", lambda xp, x: xp.asinh(x),
+defprim("tanh", lambda xp, x: o if (o := xp.tanh(x)).dtype is not _F16 else _again(xp, o, xp.tanh, x),
+        deriv=_tanh_d, domain=(-2.0, 2.0))
+defprim("asinh", lambda xp, x: o if (o := xp.asinh(x)).dtype is not _F16 else _again(xp, o, xp.asinh, x),
         deriv=lambda ans, x: xnp.reciprocal(xnp.sqrt(xnp.square(x) + 1.0)), domain=(-3.0, 3.0))
 # NB: sqrt(x - 1) sqrt(x + 1) is NaN below -1, where acosh is NaN (JAX's
 # rsqrt(x**2 - 1) gives a number there), and exact near 1; the second
 # derivative tends to 0 at +inf (JAX: NaN)
-defprim("acosh", lambda xp, x: xp.acosh(x),
+defprim("acosh", lambda xp, x: o if (o := xp.acosh(x)).dtype is not _F16 else _again(xp, o, xp.acosh, x),
         deriv=lambda ans, x: xnp.reciprocal(xnp.sqrt(x - 1.0) * xnp.sqrt(x + 1.0)), domain=(1.2, 4.0))
 # (1 - x)(1 + x), not 1 - x**2: exact near +-1 (JAX's form too), so the
 # second derivative at +-1 is the limit +-inf
-defprim("atanh", lambda xp, x: xp.atanh(x),
+defprim("atanh", lambda xp, x: o if (o := xp.atanh(x)).dtype is not _F16 else _again(xp, o, xp.atanh, x),
         deriv=lambda ans, x: xnp.reciprocal(_mul(1.0 - x, 1.0 + x)), domain=(-0.9, 0.9))
-defprim("exp", lambda xp, x: xp.exp(x), deriv=lambda ans, x: ans, domain=(-2.0, 2.0))
-defprim("expm1", lambda xp, x: xp.expm1(x), deriv=lambda ans, x: ans + 1.0, domain=(-2.0, 2.0))
-defprim("log", lambda xp, x: xp.log(x), deriv=lambda ans, x: xnp.reciprocal(x), domain=(0.2, 4.0))
-defprim("log1p", lambda xp, x: xp.log1p(x),
+defprim("exp", lambda xp, x: o if (o := xp.exp(x)).dtype is not _F16 else _again(xp, o, xp.exp, x),
+        deriv=lambda ans, x: ans, domain=(-2.0, 2.0))
+defprim("expm1", lambda xp, x: o if (o := xp.expm1(x)).dtype is not _F16 else _again(xp, o, xp.expm1, x),
+        deriv=lambda ans, x: ans + 1.0, domain=(-2.0, 2.0))
+defprim("log", lambda xp, x: o if (o := xp.log(x)).dtype is not _F16 else _again(xp, o, xp.log, x),
+        deriv=lambda ans, x: xnp.reciprocal(x), domain=(0.2, 4.0))
+defprim("log1p", lambda xp, x: o if (o := xp.log1p(x)).dtype is not _F16 else _again(xp, o, xp.log1p, x),
         deriv=lambda ans, x: xnp.reciprocal(1.0 + x), domain=(-0.8, 3.0))
-defprim("log2", lambda xp, x: xp.log2(x),
+defprim("log2", lambda xp, x: o if (o := xp.log2(x)).dtype is not _F16 else _again(xp, o, xp.log2, x),
         deriv=lambda ans, x: xnp.reciprocal(x * _LN2), domain=(0.2, 4.0))
-defprim("log10", lambda xp, x: xp.log10(x),
+defprim("log10", lambda xp, x: o if (o := xp.log10(x)).dtype is not _F16 else _again(xp, o, xp.log10, x),
         deriv=lambda ans, x: xnp.reciprocal(x * _LN10), domain=(0.2, 4.0))
-defprim("sqrt", lambda xp, x: xp.sqrt(x), deriv=lambda ans, x: 0.5 / ans, domain=(0.2, 4.0))
-defprim("square", lambda xp, x: xp.square(x), deriv=lambda ans, x: 2.0 * x, domain=(-3.0, 3.0))
+defprim("sqrt", lambda xp, x: o if (o := xp.sqrt(x)).dtype is not _F16 else _again(xp, o, xp.sqrt, x),
+        deriv=lambda ans, x: 0.5 / ans, domain=(0.2, 4.0))
+# (the square of a boolean is int32, as JAX's; numpy's is int8)
+defprim("square", lambda xp, x: o if (o := xp.square(x)).dtype is not _I8 or x.dtype != xp.bool
+        else xp.square(xp.astype(x, xp.int32)), deriv=lambda ans, x: 2.0 * x, domain=(-3.0, 3.0))
+
+
 def _inexact(xp, x):
-    """``x`` in jax's inexact dtype for it: a 64-bit integer becomes float64,
-    a narrower integer or a boolean float32 (numpy's ``reciprocal`` divides
-    integers: 1 / 2 == 0)."""
-    if is_inexact(x.dtype):
-        return x
-    wide = x.dtype != xp.bool and xp.iinfo(x.dtype).bits == 64
-    return xp.astype(x, xp.float64 if wide else xp.float32)
+    """``x`` in ``float_dtype``'s dtype where it is an integer or boolean
+    array (numpy's ``reciprocal`` divides integers: 1 / 2 == 0)."""
+    return x if is_inexact(x.dtype) else xp.astype(x, float_dtype(xp, x.dtype))
 
 
 defprim("reciprocal", lambda xp, x: xp.reciprocal(_inexact(xp, x)),
@@ -211,7 +278,18 @@ defprim("multiply", lambda xp, x, y: xp.multiply(x, y), broadcast=True, nargs=2,
         vjp_factor=(lambda ans, x, y: y, lambda ans, x, y: x), domain=(-3.0, 3.0))
 # NB: d/dy x / y = -(x / y) / y, which overflows only where the answer does
 # (JAX's -x * y**-2 is NaN at x = 0, y = 2.2e-308: y**-2 is inf)
-defprim("divide", lambda xp, x, y: xp.divide(x, y), broadcast=True, nargs=2,
+def _divide_impl(xp, x, y):
+    # numpy divides integers and booleans in float64: a float64 result is
+    # checked where no operand is float64 or a Python float (the float64
+    # array costs two dtype reads)
+    out = xp.divide(x, y)
+    if (out.dtype is not _F64 or getattr(x, "dtype", None) is _F64 or type(x) is float
+            or getattr(y, "dtype", None) is _F64 or type(y) is float):
+        return out
+    return _again(xp, out, xp.divide, x, y)
+
+
+defprim("divide", _divide_impl, broadcast=True, nargs=2,
         jvp=(lambda x_dot, ans, x, y: _div(x_dot, y),
              lambda y_dot, ans, x, y: -_div(_mul(y_dot, ans), y)),
         vjp=(lambda ans, x, y: lambda g: _div(g, y), lambda ans, x, y: lambda g: -_div(_mul(g, ans), y)),
@@ -276,12 +354,16 @@ defprim("minimum", lambda xp, x, y: xp.minimum(x, y), broadcast=True, nargs=2,
 
 def _atan2_den(x, y):
     # NaN at the origin, where atan2 has no derivative: 1/0 would make its
-    # second derivative inf there (the tangent of x**2 + y**2 is an exact 0)
+    # second derivative inf there (the tangent of x**2 + y**2 is an exact 0);
+    # an integer argument (not differentiated) squared as the float atan2 saw
+    # (the square of an int8 100 overflows)
+    x, y = _as_float(x), _as_float(y)
     den = xnp.add(xnp.square(x), xnp.square(y))
     return xnp.where(xnp.logical_and(x == 0, y == 0), math.nan, den)
 
 
-defprim("atan2", lambda xp, y, x: xp.atan2(y, x), broadcast=True, nargs=2,
+defprim("atan2", lambda xp, y, x: o if (o := xp.atan2(y, x)).dtype is not _F16
+        else _again(xp, o, xp.atan2, y, x), broadcast=True, nargs=2,
         deriv=(lambda ans, y, x: _div(x, _atan2_den(x, y)), lambda ans, y, x: -_div(y, _atan2_den(x, y))),
         domain=(0.3, 3.0))
 
@@ -291,7 +373,8 @@ def _hypot_d(ans, x, y):
     return _div(x, xnp.where(ans == 0, 1.0, ans))
 
 
-defprim("hypot", lambda xp, x, y: xp.hypot(x, y), broadcast=True, nargs=2,
+defprim("hypot", lambda xp, x, y: o if (o := xp.hypot(x, y)).dtype is not _F16
+        else _again(xp, o, xp.hypot, x, y), broadcast=True, nargs=2,
         deriv=(_hypot_d, lambda ans, x, y: _hypot_d(ans, y, x)), domain=(0.3, 3.0))
 
 
@@ -303,7 +386,8 @@ def _logaddexp_dx(ans, x, y):
     return xnp.where(xnp.isinf(ans), _max_dx(ans, x, y), xnp.exp(xnp.subtract(x, ans)))
 
 
-defprim("logaddexp", lambda xp, x, y: xp.logaddexp(x, y), broadcast=True, nargs=2,
+defprim("logaddexp", lambda xp, x, y: o if (o := xp.logaddexp(x, y)).dtype is not _F16
+        else _again(xp, o, xp.logaddexp, x, y), broadcast=True, nargs=2,
         deriv=(_logaddexp_dx, lambda ans, x, y: _logaddexp_dx(ans, y, x)),
         domain=(-3.0, 3.0))
 
@@ -342,7 +426,8 @@ defprim("remainder", _remainder_impl, broadcast=True, nargs=2,
 # d/dx copysign(x, y) = +-sign(x), the sign being y's: sign(ans) * sign(x), which
 # keeps x's dtype (where(signbit(y), -1.0, 1.0) is float64 whatever x is) and is
 # 0 at x = 0 like abs'(0)
-defprim("copysign", lambda xp, x, y: xp.copysign(x, y), broadcast=True, nargs=2,
+defprim("copysign", lambda xp, x, y: o if (o := xp.copysign(x, y)).dtype is not _F16
+        else _again(xp, o, xp.copysign, x, y), broadcast=True, nargs=2,
         deriv=(lambda ans, x, y: _mul(xnp.sign(ans), xnp.sign(x)), None),
         domain=(-3.0, 3.0))
 
@@ -368,7 +453,8 @@ def _floor_divide_impl(xp, x, y):
 defprim("floor_divide", _floor_divide_impl, broadcast=True, nargs=2,
         domain=(0.3, 3.0))
 # nextafter(x, y) is x moved by one ulp: d/dx = 1, d/dy = 0 (NB: JAX has no rule)
-defprim("nextafter", lambda xp, x, y: xp.nextafter(x, y), broadcast=True, nargs=2,
+defprim("nextafter", lambda xp, x, y: o if (o := xp.nextafter(x, y)).dtype is not _F16
+        else _again(xp, o, xp.nextafter, x, y), broadcast=True, nargs=2,
         jvp=(lambda x_dot, ans, x, y: x_dot, None), vjp=(lambda ans, x, y: _identity, None),
         domain=(-3.0, 3.0))
 

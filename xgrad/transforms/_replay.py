@@ -154,6 +154,21 @@ def _cse(eqns, outs, guards):
 # --------------------------------------------------------------------------
 # probing an impl: which namespace calls it makes
 
+class _UnknownDtype:
+    """A probed call's dtype: an impl may test it by identity (``sin``'s
+    ``out.dtype is not float16``: numpy's dtype for a boolean, which the impl
+    computes again in float32) and takes the common branch; any other use
+    fails the probe. ``_Codegen._direct`` then calls numpy directly only
+    where numpy's own dtype is the staged one."""
+
+    __slots__ = ()
+
+    def __bool__(self):
+        raise TypeError("a probed value's dtype is unknown")
+
+    __eq__ = __ne__ = __hash__ = __str__ = __repr__ = __getattr__ = __bool__
+
+
 class _Recorded:
     """A probed value: arithmetic operators record the ufunc they call on an
     array (``a * b`` is ``multiply(a, b)``); any other use fails the probe."""
@@ -188,9 +203,11 @@ class _Sym(_Recorded):
 
 
 class _Call(_Recorded):
-    """``xp.name(*args, **kwargs)`` as the probe saw it."""
+    """``xp.name(*args, **kwargs)`` as the probe saw it (its dtype allows
+    identity tests only: ``_UnknownDtype``)."""
 
     __slots__ = ("name", "args", "kwargs")
+    dtype = _UnknownDtype()
 
     def __init__(self, name, args, kwargs):
         self.name, self.args, self.kwargs = name, args, kwargs
@@ -563,7 +580,7 @@ class _Codegen:
 
     def _direct(self, e, into, body):
         tree = self._trees.get(id(e))
-        if tree is None:
+        if tree is None or not self._numpy_dtype(e, tree):
             return None
         out = e.outs[0]
         def arg(x, top):
@@ -622,6 +639,36 @@ class _Codegen:
                     into = out
                     break
         return expr(tree, True)
+
+    @staticmethod
+    def _numpy_dtype(e, tree):
+        """Whether numpy, called directly, gives the staged dtype: an impl may
+        compute an integer or boolean operand in a dtype of its own (``sin``
+        of a boolean in float32, numpy's float16), which the probe does not
+        see. Checked where an operand is an integer or boolean and the call
+        an elementwise ufunc (nested calls: the impl, where that happens)."""
+        f = getattr(_NP, tree.name, None)
+        if type(f) is not _UFUNC or all(
+                _NP.isdtype(x.dtype, ("real floating", "complex floating"))
+                for x in e.ins if type(x) is _Var):
+            return True
+        dts = []
+        for a in tree.args:
+            t = type(a)
+            if t is _Sym:
+                dts.append(e.ins[a.k].dtype)
+            elif t in (int, float, complex):
+                dts.append(t)
+            elif isinstance(getattr(a, "dtype", None), _NP_DTYPE):
+                dts.append(a.dtype)
+            else:
+                return False
+        try:
+            got = f.resolve_dtypes(tuple(dts) + (None,) * f.nout)[f.nin:]
+        except (TypeError, ValueError):
+            return False
+        return len(e.outs) == f.nout and all(
+            o is None or g == o.dtype for g, o in zip(got, e.outs))
 
     @staticmethod
     def _foldable(e, f, c, out):
