@@ -37,7 +37,7 @@ root_doc = "index"
 exclude_patterns = ["_build"]
 
 # ----- docstrings -----
-# Google style (STYLE.md section 7): Args:/Returns:/Raises: sections.
+# Google style, the code's docstring convention: Args:/Returns:/Raises: sections.
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 napoleon_use_rtype = False

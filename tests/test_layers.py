@@ -1,4 +1,4 @@
-"""The layers of STYLE.md section 1, each importing only those below it:
+"""The package's layers, each importing only those below it:
 backends < core < rules/numpy < transforms < everything public.
 
 Two checks. Dynamic: a fresh interpreter imports one layer and reports which

@@ -777,7 +777,7 @@ def render(conformance):
     for section in ("main", "linalg", "fft", "special"):
         rows = names[section]
         title = {"main": "Main namespace", "linalg": "`linalg` extension",
-                 "fft": "`fft` extension", "special": "`special` (API.md)"}[section]
+                 "fft": "`fft` extension", "special": "`special` (xgrad.numpy.special)"}[section]
         body += [f"## {title}", "", "| name | since | in xgrad.numpy | derivative | tested |",
                  "|---|---|---|---|---|"]
         have = 0

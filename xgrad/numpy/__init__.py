@@ -50,7 +50,7 @@ from ..rules import indexing as _r4, linalg as _r5  # noqa: E402,F401
 # --------------------------------------------------------------------------
 # elementwise functions, generated from the table
 
-# Fast path (the hot path of eager autodiff, STYLE.md section 9): a plain
+# Fast path (the hot path of eager autodiff): a plain
 # array of a known backend goes straight to the implementation; anything else
 # (tracers, first sight of a type, scalars only) takes the general ``bind``.
 _ns_get = _type_namespaces.get
