@@ -43,7 +43,7 @@ from . import numpy as _xnp
 from .backends import backend_of as _backend_of
 from .core import Tracer as _Tracer, concrete as _concrete
 from .transforms.stop_gradient import stop_gradient
-from .transforms._api import frozen as _frozen, owned as _owned
+from .transforms._api import frozen as _frozen, owned_tree as _owned_tree
 from .tree import flatten as _flatten, unflatten as _unflatten, map as _map
 
 __all__ = ["cond", "switch", "select", "select_n", "fori_loop", "while_loop", "scan", "map",
@@ -190,8 +190,7 @@ def _readonly(tree):
 def _own(val, given):
     """A loop's result: a leaf that is (a view of) one of the caller's
     arrays in ``given`` (a carry passed through unchanged) is a copy."""
-    leaves, tree = _flatten(val)
-    return _unflatten(tree, _owned(leaves, _flatten(given)[0]))
+    return _owned_tree(val, _flatten(given)[0])
 
 
 def _run_for_types(fn, operands):
